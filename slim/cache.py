@@ -1,0 +1,127 @@
+"""Parsed-graph cache: a second query on the same export loads arrays, not JSON.
+
+Keyed by each input's resolved path, size and mtime plus slim's version and the format
+requested, so an edited export is re-read. Entries are numpy arrays plus a msgpack blob
+(no pickle: a cache file is data, never code).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from slim import __version__
+from slim.model.graph import BuildGraph, Location
+
+_FORMAT_VERSION = "1"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("SLIM_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) / "slim" if xdg else Path.home() / ".cache" / "slim"
+
+
+def cache_key(paths: Sequence[Path], fmt: str | None) -> str:
+    h = hashlib.sha256(f"{_FORMAT_VERSION}|{__version__}|{fmt}".encode())
+    for p in paths:
+        rp = p.resolve()
+        st = rp.stat()
+        stamp = st.st_mtime_ns
+        if rp.is_dir():
+            stamp = max([stamp] + [c.stat().st_mtime_ns for c in rp.rglob("*")])
+        h.update(f"|{rp}|{st.st_size}|{stamp}".encode())
+    return h.hexdigest()[:32]
+
+
+def _loc(loc: Location) -> list[object]:
+    return [loc.path, loc.line, loc.offset]
+
+
+def save(graph: BuildGraph, key: str) -> None:
+    import msgspec
+
+    meta: dict[str, Any] = {
+        "labels": graph.labels,
+        "kinds": graph.kinds,
+        "locations": {k: _loc(v) for k, v in graph.locations.items()},
+        "srcs": graph.srcs,
+        "tags": graph.tags,
+        "attrs": graph.attrs,
+        "configurations": graph.configurations,
+        "edge_locations": [[a, b, *_loc(loc)] for (a, b), loc in graph.edge_locations.items()],
+        "artifacts": graph.artifacts,
+        "formats": graph.formats,
+        "notes": graph.notes,
+    }
+    d = cache_dir() / "graphs"
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = d / f".{key}.{os.getpid()}.tmp"
+    with tmp.open("wb") as f:
+        blob = msgspec.msgpack.encode(meta)
+        np.savez(
+            f,
+            src=graph.edge_src,
+            dst=graph.edge_dst,
+            kind=graph.edge_kind,
+            meta=np.frombuffer(blob, dtype=np.uint8),
+        )
+    os.replace(tmp, d / f"{key}.npz")
+
+
+def _tuple(v: object) -> object:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def load(key: str) -> BuildGraph | None:
+    """The cached graph for `key`, or None (a damaged entry is ignored and rebuilt)."""
+    import msgspec
+
+    path = cache_dir() / "graphs" / f"{key}.npz"
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = msgspec.msgpack.decode(z["meta"].tobytes())
+            src, dst, kind = z["src"], z["dst"], z["kind"]
+        return BuildGraph(
+            labels=meta["labels"],
+            kinds=meta["kinds"],
+            locations={k: Location(*v) for k, v in meta["locations"].items()},
+            srcs={k: tuple(v) for k, v in meta["srcs"].items()},
+            tags={k: tuple(v) for k, v in meta["tags"].items()},
+            attrs={k: {a: _tuple(x) for a, x in v.items()} for k, v in meta["attrs"].items()},  # type: ignore[misc]
+            configurations={k: tuple(v) for k, v in meta["configurations"].items()},
+            edge_src=src,
+            edge_dst=dst,
+            edge_kind=kind,
+            edge_locations={(e[0], e[1]): Location(*e[2:]) for e in meta["edge_locations"]},
+            artifacts=meta["artifacts"],
+            formats=tuple(meta["formats"]),
+            notes=tuple(meta["notes"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError, msgspec.DecodeError):
+        return None
+
+
+def load_graph_cached(paths: Sequence[Path], fmt: str | None, *, use_cache: bool) -> BuildGraph:
+    """Load graph exports, through the cache when `use_cache`."""
+    from slim.ingest import load_graph
+
+    if not use_cache:
+        return load_graph(paths, fmt)
+    key = cache_key(paths, fmt)
+    graph = load(key)
+    if graph is None:
+        graph = load_graph(paths, fmt)
+        with contextlib.suppress(OSError):
+            save(graph, key)
+    return graph

@@ -1,0 +1,558 @@
+"""The `slim` command line (the only module that imports click).
+
+Exit codes: 0 ok, 1 findings at or above --fail-on, 2 bad input/usage/config,
+4 internal error (re-run with --debug for the traceback).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from slim.errors import ConfigError, SlimError, UsageError
+
+if TYPE_CHECKING:
+    from slim.config import Config
+    from slim.model.context import Options
+    from slim.model.facts import Facts
+    from slim.model.graph import BuildGraph
+    from slim.model.report import Report
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
+REPORT_FORMATS = ("text", "json", "markdown", "sarif", "buildozer", "dot")
+EVIDENCE_FLAGS = {
+    "trace": "trace",
+    "linkmap": "linkmap",
+    "binary": "binary",
+    "timings": "timings",
+}
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Write to stdout, or atomically to `output` (never a partial file)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_binary_output(data: bytes, output: Path) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _path_list(values: Sequence[str]) -> list[Path]:
+    return [Path(v) for v in values]
+
+
+def graph_options(f: F) -> F:
+    f = click.option(
+        "--graph-format",
+        default=None,
+        metavar="NAME",
+        help="Read --graph as this format instead of sniffing it (see `slim formats`).",
+    )(f)
+    f = click.option(
+        "--graph",
+        "graphs",
+        multiple=True,
+        metavar="FILE",
+        help="Build graph export (repeatable: a query plus an aquery, say).",
+    )(f)
+    f = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Config file (default: nearest slim.toml or pyproject.toml).",
+    )(f)
+    f = click.option("--no-cache", is_flag=True, help="Do not use the parsed-graph cache.")(f)
+    return f
+
+
+def evidence_options(f: F) -> F:
+    f = click.option(
+        "--trace",
+        "traces",
+        multiple=True,
+        metavar="FILE",
+        help="Python import trace (-X importtime, -v, slim trace).",
+    )(f)
+    f = click.option(
+        "--linkmap",
+        "linkmaps",
+        multiple=True,
+        metavar="FILE",
+        help="Linker map or GC report (GNU ld, gold, lld, mold).",
+    )(f)
+    f = click.option(
+        "--binary",
+        "binaries",
+        multiple=True,
+        metavar="FILE",
+        help="ELF executable, shared library, object or archive.",
+    )(f)
+    f = click.option(
+        "--timings",
+        multiple=True,
+        metavar="FILE",
+        help=".ninja_log, Bazel --profile, clang -ftime-trace, Buck2 report.",
+    )(f)
+    f = click.option(
+        "--workspace",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Source tree root (static Python imports, BUILD files).",
+    )(f)
+    f = click.option(
+        "--cpu-only/--no-cpu-only",
+        default=None,
+        help="Treat the root(s) as CPU-only binaries (overrides tags/config).",
+    )(f)
+    f = click.option(
+        "--cuda-archs",
+        default=None,
+        metavar="sm_80,sm_90",
+        help="GPU architectures the binary is deployed on.",
+    )(f)
+    return f
+
+
+@dataclass
+class Session:
+    """What one command resolved from flags and config: the graph, facts and options."""
+
+    config: Config
+    graph_paths: list[Path] = field(default_factory=list)
+    graph_format: str | None = None
+    use_cache: bool = True
+
+
+def _resolve_config(config_path: str | None) -> Config:
+    from slim.config import find_config, load_config
+
+    if config_path is not None:
+        return load_config(Path(config_path))
+    return load_config(find_config(Path.cwd()))
+
+
+def _session(
+    config_path: str | None, graphs: Sequence[str], graph_format: str | None, no_cache: bool
+) -> Session:
+    cfg = _resolve_config(config_path)
+    paths = _path_list(graphs) or cfg.inputs.get("graph", [])
+    if not paths:
+        raise UsageError(
+            "no build graph: pass --graph FILE or name `graph` in slim.toml / [tool.slim]"
+        )
+    return Session(cfg, paths, graph_format or cfg.graph_format, not no_cache)
+
+
+def _load_graph(s: Session) -> BuildGraph:
+    from slim.cache import load_graph_cached
+
+    return load_graph_cached(s.graph_paths, s.graph_format, use_cache=s.use_cache)
+
+
+def _root_ids(graph: BuildGraph, labels: Sequence[str]) -> list[int]:
+    ids = []
+    for lab in labels:
+        i = graph.lookup(lab)
+        if i is None:
+            import difflib
+
+            close = difflib.get_close_matches(lab, graph.labels, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise UsageError(f"target {lab} is not in the graph{hint}")
+        ids.append(i)
+    return ids
+
+
+def _load_facts(cfg: Config, labels: Sequence[str], flags: Mapping[str, Sequence[str]]) -> Facts:
+    from slim.ingest import load_evidence
+    from slim.model.facts import Facts, InputFile
+
+    facts = Facts()
+    seen: set[tuple[str, Path]] = set()
+    for evidence in EVIDENCE_FLAGS:
+        paths = _path_list(flags.get(evidence, ()))
+        if not paths:
+            paths = list(cfg.inputs.get(evidence, []))
+            for lab in labels:
+                paths.extend(cfg.for_target(lab).inputs.get(evidence, []))
+        for p in paths:
+            if (evidence, p) in seen:
+                continue
+            seen.add((evidence, p))
+            fmt, loaded = load_evidence(p, evidence)
+            facts.extend(loaded)
+            facts.inputs.append(InputFile(evidence, p.as_posix(), fmt.name))
+    return facts
+
+
+def _options(
+    cfg: Config,
+    labels: Sequence[str],
+    workspace: str | None,
+    cpu_only: bool | None,
+    cuda_archs: str | None,
+) -> Options:
+    from slim.model.context import Options
+
+    ws = Path(workspace) if workspace else None
+    archs = tuple(a.strip() for a in cuda_archs.split(",") if a.strip()) if cuda_archs else ()
+    reason = "--cpu-only on the command line" if cpu_only is not None else ""
+    for lab in labels:
+        tc = cfg.for_target(lab)
+        ws = ws or tc.workspace
+        archs = archs or tc.cuda_archs
+        if cpu_only is None and tc.cpu_only is not None:
+            cpu_only = tc.cpu_only
+            reason = f"cpu_only in {cfg.path}"
+    ws = ws or cfg.workspace
+    if ws is not None and not ws.is_dir():
+        raise ConfigError(f"--workspace {ws}: expected a directory, found none")
+    return Options(
+        workspace=ws,
+        cpu_only=cpu_only,
+        cpu_only_reason=reason,
+        cpu_only_tags=cfg.cpu_only_tags,
+        cuda_archs=archs or cfg.cuda_archs,
+    )
+
+
+def _fails(report: Report, fail_on: str | None) -> bool:
+    if not fail_on:
+        return False
+    levels = {"high": 3, "medium": 2, "low": 1}
+    if fail_on in levels:
+        return any(f.removable and f.confidence.rank >= levels[fail_on] for f in report.findings)
+    if fail_on == "any":
+        return any(f.code != "SLIM900" for f in report.findings)
+    codes = {c.strip() for c in fail_on.split(",")}
+    return any(f.code in codes and f.removable for f in report.findings)
+
+
+def render_report(report: Report, fmt: str) -> str:
+    from slim.render import get_renderer
+
+    buf = io.StringIO()
+    get_renderer(fmt)(report, buf)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="slim-depgraph", prog_name="slim")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+def cli(debug: bool) -> None:
+    """slim: find dead dependency edges in build graphs and propose how to cut them."""
+
+
+@cli.command()
+@click.argument("targets", nargs=-1)
+@graph_options
+@evidence_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write here (atomically) instead of stdout.",
+)
+@click.option(
+    "--fail-on",
+    default=None,
+    metavar="LEVEL|CODES",
+    help="Exit 1 on removable findings: high|medium|low confidence, a list of "
+    "codes (SLIM001,SLIM002), or `any`.",
+)
+@click.option("--select", default="", metavar="CODES", help="Only these rule codes.")
+@click.option("--ignore", default="", metavar="CODES", help="Skip these rule codes.")
+def report(
+    targets: tuple[str, ...],
+    graphs: tuple[str, ...],
+    graph_format: str | None,
+    config_path: str | None,
+    no_cache: bool,
+    traces: tuple[str, ...],
+    linkmaps: tuple[str, ...],
+    binaries: tuple[str, ...],
+    timings: tuple[str, ...],
+    workspace: str | None,
+    cpu_only: bool | None,
+    cuda_archs: str | None,
+    fmt: str,
+    output: str | None,
+    fail_on: str | None,
+    select: str,
+    ignore: str,
+) -> int:
+    """Analyze TARGET(s): closure, evidence, dead edges, proposed cuts."""
+    from slim.engine import analyze
+
+    s = _session(config_path, graphs, graph_format, no_cache)
+    labels = list(targets) or list(s.config.roots)
+    if not labels:
+        raise UsageError("no target: pass TARGET or name `roots` in the config")
+    graph = _load_graph(s)
+    roots = _root_ids(graph, labels)
+    labels = [graph.labels[r] for r in roots]
+    flags = {"trace": traces, "linkmap": linkmaps, "binary": binaries, "timings": timings}
+    facts = _load_facts(s.config, labels, flags)
+    for p in s.graph_paths:
+        from slim.model.facts import InputFile
+
+        facts.inputs.append(InputFile("graph", p.as_posix(), ",".join(graph.formats)))
+    opts = _options(s.config, labels, workspace, cpu_only, cuda_archs)
+    rep = analyze(
+        graph,
+        roots,
+        facts,
+        opts,
+        select=[c for c in select.split(",") if c],
+        ignore=[c for c in ignore.split(",") if c],
+    )
+    write_output(render_report(rep, fmt), Path(output) if output else None)
+    return EXIT_FINDINGS if _fails(rep, fail_on or s.config.fail_on) else EXIT_OK
+
+
+@cli.command()
+@click.argument("source")
+@click.argument("dest")
+@graph_options
+@click.option("--limit", default=5, show_default=True, help="At most this many paths.")
+@click.option(
+    "--all-kinds", is_flag=True, help="Follow tool/implicit edges too (default: build edges only)."
+)
+def why(
+    source: str,
+    dest: str,
+    graphs: tuple[str, ...],
+    graph_format: str | None,
+    config_path: str | None,
+    no_cache: bool,
+    limit: int,
+    all_kinds: bool,
+) -> int:
+    """Show the shortest dependency path(s) from SOURCE to DEST."""
+    from slim.model.graph import ALL_KINDS, BUILD_KINDS
+
+    s = _session(config_path, graphs, graph_format, no_cache)
+    graph = _load_graph(s)
+    a, b = _root_ids(graph, [source, dest])
+    kinds = ALL_KINDS if all_kinds else BUILD_KINDS
+    paths = graph.shortest_paths(a, b, kinds, limit=limit)
+    if not paths:
+        click.echo(f"{graph.labels[a]} does not depend on {graph.labels[b]}", err=True)
+        return EXIT_FINDINGS
+    lines = []
+    for n, path in enumerate(paths, 1):
+        lines.append(f"path {n} ({len(path) - 1} edges):")
+        lines.append(f"  {graph.labels[path[0]]}")
+        for x, y in itertools.pairwise(path):
+            attrs = ",".join(sorted({k.attribute for k in graph.edge_kinds(x, y) if k in kinds}))
+            loc = graph.edge_location(x, y)
+            where = f"  ({loc})" if loc else ""
+            lines.append(f"    --{attrs}--> {graph.labels[y]}{where}")
+    write_output("\n".join(lines) + "\n", None)
+    return EXIT_OK
+
+
+@cli.command("graph")
+@click.argument("target")
+@graph_options
+@evidence_options
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="out.svg, out.png or out.dot.",
+)
+@click.option("--depth", type=int, default=None, help="Only this many levels below TARGET.")
+@click.option(
+    "--collapse-packages/--no-collapse-packages",
+    default=None,
+    help="One node per package (default: when more than 200 targets).",
+)
+@click.option(
+    "--reduce/--no-reduce",
+    default=True,
+    show_default=True,
+    help="Transitive reduction (hide edges implied by longer paths).",
+)
+def graph_cmd(
+    target: str,
+    graphs: tuple[str, ...],
+    graph_format: str | None,
+    config_path: str | None,
+    no_cache: bool,
+    traces: tuple[str, ...],
+    linkmaps: tuple[str, ...],
+    binaries: tuple[str, ...],
+    timings: tuple[str, ...],
+    workspace: str | None,
+    cpu_only: bool | None,
+    cuda_archs: str | None,
+    output: str,
+    depth: int | None,
+    collapse_packages: bool | None,
+    reduce: bool,
+) -> int:
+    """Draw TARGET's dependency graph (dead edges highlighted when evidence is given)."""
+    from slim.draw import DrawOptions, to_dot
+
+    out = Path(output)
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix not in ("svg", "png", "dot", "gv", "pdf"):
+        raise UsageError(f"-o {output}: expected a .svg, .png, .pdf or .dot file")
+    s = _session(config_path, graphs, graph_format, no_cache)
+    g = _load_graph(s)
+    (root,) = _root_ids(g, [target])
+    flags = {"trace": traces, "linkmap": linkmaps, "binary": binaries, "timings": timings}
+    labels = [g.labels[root]]
+    facts = _load_facts(s.config, labels, flags)
+    dead: list[tuple[str, str]] = []
+    if facts.inputs or workspace:
+        from slim.engine import analyze
+
+        rep = analyze(g, [root], facts, _options(s.config, labels, workspace, cpu_only, cuda_archs))
+        dead = [(f.target, f.dep) for f in rep.findings if f.removable and f.dep]
+    dot = to_dot(g, root, dead, DrawOptions(depth, collapse_packages, reduce))
+    if suffix in ("dot", "gv"):
+        write_output(dot, out)
+        return EXIT_OK
+    import shutil
+
+    if shutil.which("dot") is None:
+        raise UsageError(
+            f"-o {output}: drawing {suffix.upper()} needs the Graphviz `dot` program, which is "
+            "not on PATH (install graphviz, e.g. `apt-get install graphviz`), or write .dot"
+        )
+    import graphviz
+
+    data = graphviz.Source(dot).pipe(format=suffix)
+    write_binary_output(data, out)
+    return EXIT_OK
+
+
+@cli.command()
+def formats() -> int:
+    """List every supported input format and the command that produces it."""
+    from slim.ingest import FORMATS
+
+    lines = []
+    for evidence in ("graph", "trace", "linkmap", "binary", "timings"):
+        group = [f for f in FORMATS if f.evidence == evidence]
+        if not group:
+            continue
+        lines.append(f"{evidence} (--{evidence}):")
+        for f in group:
+            lines.append(f"  {f.name:26} {f.description}")
+            lines.append(f"  {'':26} $ {f.command}")
+    write_output("\n".join(lines) + "\n", None)
+    return EXIT_OK
+
+
+@cli.command()
+def analyzers() -> int:
+    """List the registered analyzers and their rule codes."""
+    from slim.engine import EVIDENCE_MISSING
+    from slim.registry import discover
+
+    lines = [f"{EVIDENCE_MISSING.code}  {EVIDENCE_MISSING.name:30} {EVIDENCE_MISSING.summary}"]
+    for spec in discover():
+        for r in spec.rules:
+            need = ", ".join(sorted(spec.requires)) or "graph"
+            lines.append(f"{r.code}  {r.name:30} {r.summary} (needs: {need})")
+    write_output("\n".join(sorted(lines)) + "\n", None)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("code")
+def explain(code: str) -> int:
+    """Print the documentation of a rule code (SLIM001, ...)."""
+    from slim.engine import EVIDENCE_MISSING
+    from slim.registry import discover
+
+    rules = {EVIDENCE_MISSING.code: EVIDENCE_MISSING}
+    for spec in discover():
+        rules.update({r.code: r for r in spec.rules})
+    rule = rules.get(code.upper())
+    if rule is None:
+        raise UsageError(f"unknown rule {code}; known: {', '.join(sorted(rules))}")
+    write_output(f"{rule.code} {rule.name}\n\n{rule.summary}\n\n{rule.help}\n", None)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point: map errors to exit codes and one-line messages."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or bool(os.environ.get("SLIM_DEBUG"))
+    try:
+        rv = cli.main(args=args, prog_name="slim", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("slim: interrupted", err=True)
+        sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_INPUT)
+    except SlimError as exc:
+        if debug:
+            raise
+        click.echo(f"slim: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("slim: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(EXIT_OK)
+    except Exception as exc:
+        if debug:
+            raise
+        click.echo(
+            f"slim: internal error: {type(exc).__name__}: {exc} "
+            "(re-run with --debug for the traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(rv if isinstance(rv, int) else EXIT_OK)

@@ -1,0 +1,150 @@
+"""`slim.toml` or `[tool.slim]` in `pyproject.toml`: inputs named once, per repo or per target.
+
+Precedence: built-in defaults < config file < command line. Paths are relative to the
+file that names them. Unknown keys are an error, so a typo never silently drops input.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from slim.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+LIST_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
+SCALAR_KEYS = ("graph_format", "workspace", "fail_on")
+TARGET_KEYS = (*LIST_KEYS, "workspace", "cpu_only", "cuda_archs")
+TOP_KEYS = (
+    *LIST_KEYS,
+    *SCALAR_KEYS,
+    "cuda_archs",
+    "cpu_only_tags",
+    "roots",
+    "targets",
+    "keep",
+    "owners",
+    "revisions",
+)
+
+
+@dataclass
+class TargetConfig:
+    """Inputs and settings that apply to one root target."""
+
+    inputs: dict[str, list[Path]] = field(default_factory=dict)
+    workspace: Path | None = None
+    cpu_only: bool | None = None
+    cuda_archs: tuple[str, ...] = ()
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    inputs: dict[str, list[Path]] = field(default_factory=dict)
+    graph_format: str | None = None
+    workspace: Path | None = None
+    fail_on: str | None = None
+    cuda_archs: tuple[str, ...] = ()
+    cpu_only_tags: tuple[str, ...] = ("cpu-only", "cpu_only", "no-gpu")
+    roots: tuple[str, ...] = ()
+    targets: dict[str, TargetConfig] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def for_target(self, label: str) -> TargetConfig:
+        return self.targets.get(label, TargetConfig())
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `slim.toml`, or `pyproject.toml` with a `[tool.slim]` table, upward."""
+    for d in [start, *start.parents]:
+        cand = d / "slim.toml"
+        if cand.is_file():
+            return cand
+        pp = d / "pyproject.toml"
+        if pp.is_file() and "[tool.slim" in pp.read_text(encoding="utf-8", errors="replace"):
+            return pp
+    return None
+
+
+def _paths(value: object, base: Path, where: str) -> list[Path]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise ConfigError(f"{where}: expected a path or a list of paths, found {value!r}")
+    return [base / i for i in items]
+
+
+def _strs(value: object, where: str) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise ConfigError(f"{where}: expected a list of strings, found {value!r}")
+    return tuple(i.strip() for i in items if i.strip())
+
+
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(
+                f"{where}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))})"
+            )
+
+
+def load_config(path: Path | None) -> Config:
+    """Parse a config file; None gives the empty config."""
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: expected TOML, found a syntax error: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("slim", {})
+    where = str(path)
+    _check_keys(data, TOP_KEYS, where)
+    base = path.parent
+    cfg = Config(path=path, raw=data)
+    for key in LIST_KEYS:
+        if key in data:
+            cfg.inputs[key] = _paths(data[key], base, f"{where}: {key}")
+    if "graph_format" in data:
+        cfg.graph_format = str(data["graph_format"])
+    if "workspace" in data:
+        cfg.workspace = base / str(data["workspace"])
+    if "fail_on" in data:
+        cfg.fail_on = str(data["fail_on"])
+    if "cuda_archs" in data:
+        cfg.cuda_archs = _strs(data["cuda_archs"], f"{where}: cuda_archs")
+    if "cpu_only_tags" in data:
+        cfg.cpu_only_tags = _strs(data["cpu_only_tags"], f"{where}: cpu_only_tags")
+    if "roots" in data:
+        cfg.roots = _strs(data["roots"], f"{where}: roots")
+    targets = data.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ConfigError(f"{where}: targets: expected a table keyed by label")
+    for label, table in targets.items():
+        twhere = f"{where}: targets.{label!r}"
+        if not isinstance(table, dict):
+            raise ConfigError(f"{twhere}: expected a table")
+        _check_keys(table, TARGET_KEYS, twhere)
+        tc = TargetConfig()
+        for key in LIST_KEYS:
+            if key in table:
+                tc.inputs[key] = _paths(table[key], base, f"{twhere}: {key}")
+        if "workspace" in table:
+            tc.workspace = base / str(table["workspace"])
+        if "cpu_only" in table:
+            if not isinstance(table["cpu_only"], bool):
+                raise ConfigError(f"{twhere}: cpu_only: expected true or false")
+            tc.cpu_only = table["cpu_only"]
+        if "cuda_archs" in table:
+            tc.cuda_archs = _strs(table["cuda_archs"], f"{twhere}: cuda_archs")
+        cfg.targets[label] = tc
+    return cfg

@@ -1,0 +1,221 @@
+"""Input readers, one module per real format, chosen by content (`sniff`) or by name.
+
+`FORMATS` is the table `slim formats` prints. Graph readers have
+`load(path, builder) -> None` and feed a shared `GraphBuilder`, so several exports (a
+query plus an aquery, say) merge into one graph; evidence readers have
+`load(path) -> list[fact]`. Modules are imported only when a file of their kind is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from slim.errors import InputError, UnknownFormatError, describe_found
+from slim.ingest._io import read_head
+
+if TYPE_CHECKING:
+    from slim.model.graph import BuildGraph, GraphBuilder
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format: its name, the evidence it gives, the reader and how to make it."""
+
+    name: str
+    evidence: str
+    reader: str
+    description: str
+    command: str
+
+    def _attr(self, attr: str) -> Callable[..., object]:
+        module, _, prefix = self.reader.partition(":")
+        mod = importlib.import_module(module)
+        return cast("Callable[..., object]", getattr(mod, f"{attr}_{prefix}" if prefix else attr))
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        return bool(self._attr("sniff")(head, path))
+
+    def load(self, path: Path, *args: object) -> object:
+        return self._attr("load")(path, *args)
+
+
+def _f(name: str, evidence: str, reader: str, description: str, command: str) -> Format:
+    return Format(name, evidence, reader, description, command)
+
+
+# Order matters: the first format whose sniff matches wins, so specific before generic.
+FORMATS: tuple[Format, ...] = (
+    # -- build graphs ------------------------------------------------------------------
+    _f(
+        "bazel-streamed-jsonproto",
+        "graph",
+        "slim.ingest.bazel_jsonproto:streamed",
+        "Bazel query, one JSON Target per line",
+        "bazel query 'deps(//app)' --output=streamed_jsonproto > graph.ndjson",
+    ),
+    _f(
+        "bazel-cquery-jsonproto",
+        "graph",
+        "slim.ingest.bazel_jsonproto:cquery",
+        "Bazel cquery JSON ({results: [...]}, configured targets)",
+        "bazel cquery 'deps(//app)' --output=jsonproto > cquery.json",
+    ),
+    _f(
+        "bazel-jsonproto",
+        "graph",
+        "slim.ingest.bazel_jsonproto:query",
+        "Bazel query JSON (all layouts: objects back to back, [..][..] batches)",
+        "bazel query 'deps(//app)' --output=jsonproto > query.json",
+    ),
+    _f(
+        "bazel-aquery-jsonproto",
+        "graph",
+        "slim.ingest.bazel_aquery",
+        "Bazel aquery action graph: which target produced each object/archive",
+        "bazel aquery 'deps(//app)' --output=jsonproto > aquery.json",
+    ),
+    _f(
+        "bazel-xml",
+        "graph",
+        "slim.ingest.bazel_xml",
+        "Bazel query XML",
+        "bazel query 'deps(//app)' --output=xml > graph.xml",
+    ),
+    _f(
+        "bazel-proto",
+        "graph",
+        "slim.ingest.bazel_proto:query_result",
+        "Bazel query binary proto (one QueryResult)",
+        "bazel query 'deps(//app)' --output=proto > graph.pb",
+    ),
+    _f(
+        "bazel-streamed-proto",
+        "graph",
+        "slim.ingest.bazel_proto:streamed",
+        "Bazel query length-delimited Target protos",
+        "bazel query 'deps(//app)' --output=streamed_proto > graph.pbs",
+    ),
+    _f(
+        "bazel-label-kind",
+        "graph",
+        "slim.ingest.bazel_label_kind",
+        "Bazel query/cquery label_kind (nodes only, no edges)",
+        "bazel query 'deps(//app)' --output=label_kind > targets.txt",
+    ),
+    _f(
+        "buck2-query-json",
+        "graph",
+        "slim.ingest.buck2_json:query",
+        "Buck2 cquery/uquery JSON with attributes",
+        "buck2 cquery 'deps(//app:app)' --output-attribute '^buck\\.' "
+        "--output-attribute '^(deps|exported_deps|srcs|base_module|labels)$' > graph.json",
+    ),
+    _f(
+        "buck2-targets-json",
+        "graph",
+        "slim.ingest.buck2_json:targets",
+        "Buck2 targets --json / --json-lines",
+        "buck2 targets //... --json > targets.json",
+    ),
+    _f(
+        "cmake-file-api",
+        "graph",
+        "slim.ingest.cmake_fileapi",
+        "CMake file API codemodel-v2 reply directory (2.0 to 2.11)",
+        "touch build/.cmake/api/v1/query/codemodel-v2 && cmake -S . -B build "
+        "# then pass build/.cmake/api/v1/reply",
+    ),
+    _f(
+        "cmake-graphviz",
+        "graph",
+        "slim.ingest.cmake_graphviz",
+        "CMake --graphviz output",
+        "cmake -S . -B build --graphviz=build/deps.dot",
+    ),
+    _f(
+        "ninja-graph",
+        "graph",
+        "slim.ingest.ninja_graph",
+        "ninja -t graph (build edges between files)",
+        "ninja -C build -t graph > ninja-graph.dot",
+    ),
+    _f(
+        "ninja-deps",
+        "graph",
+        "slim.ingest.ninja_deps",
+        "ninja -t deps (headers each object was compiled from)",
+        "ninja -C build -t deps > ninja-deps.txt",
+    ),
+    _f(
+        "buck2-dot",
+        "graph",
+        "slim.ingest.buck2_dot",
+        "Buck2 query DOT (dot and dot_compact)",
+        "buck2 uquery 'deps(//app:app)' --output-format dot > graph.dot",
+    ),
+    _f(
+        "bazel-graph",
+        "graph",
+        "slim.ingest.bazel_dot",
+        "Bazel query/cquery --output=graph (DOT, factored or not)",
+        "bazel query 'deps(//app)' --output=graph > graph.dot",
+    ),
+)
+
+
+def formats_for(evidence: str) -> list[Format]:
+    return [f for f in FORMATS if f.evidence == evidence]
+
+
+def find_format(name: str) -> Format:
+    for f in FORMATS:
+        if f.name == name:
+            return f
+    names = ", ".join(f.name for f in FORMATS)
+    raise UnknownFormatError("--format", f"one of {names}", repr(name))
+
+
+def detect(path: Path, evidence: str) -> Format:
+    """The format of `path` among those giving `evidence`; an error names the supported ones."""
+    if not path.exists():
+        raise InputError(str(path), "an existing file", "no such file or directory")
+    head = read_head(path)
+    candidates = formats_for(evidence)
+    for fmt in candidates:
+        if fmt.sniff(head, path):
+            return fmt
+    names = ", ".join(f.name for f in candidates)
+    first = head.split(b"\n", 1)[0]
+    raise UnknownFormatError(
+        str(path),
+        f"a {evidence} input ({names}; see `slim formats`)",
+        describe_found(first) if head else "an empty file",
+        line=1,
+    )
+
+
+def load_graph(
+    paths: Sequence[Path], fmt: str | None = None, builder: GraphBuilder | None = None
+) -> BuildGraph:
+    """Read every graph export into one builder and freeze it."""
+    from slim.model.graph import GraphBuilder
+
+    b = builder or GraphBuilder()
+    for p in paths:
+        f = find_format(fmt) if fmt else detect(p, "graph")
+        f.load(p, b)
+        b.formats.append(f.name)
+    return b.build()
+
+
+def load_evidence(path: Path, evidence: str, fmt: str | None = None) -> tuple[Format, list[object]]:
+    """Read one evidence file (trace, linker map, binary, timings) into typed facts."""
+    f = find_format(fmt) if fmt else detect(path, evidence)
+    facts = f.load(path)
+    if not isinstance(facts, list):
+        facts = [facts]
+    return f, facts

@@ -1,0 +1,51 @@
+"""What an analyzer is given for one root binary: the graph, its closure, facts, options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from slim.model.facts import Facts
+from slim.model.graph import BUILD_KINDS, BuildGraph, Target
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-run settings analyzers may consult (from flags or the config file)."""
+
+    workspace: Path | None = None
+    cpu_only: bool | None = None
+    cpu_only_reason: str = ""
+    cpu_only_tags: tuple[str, ...] = ("cpu-only", "cpu_only", "no-gpu")
+    cuda_archs: tuple[str, ...] = ()
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AnalysisContext:
+    """One root binary under analysis; `closure` is what it builds (BUILD_KINDS edges)."""
+
+    graph: BuildGraph
+    root: int
+    facts: Facts
+    options: Options = field(default_factory=Options)
+    _closure: NDArray[np.int64] | None = None
+
+    @property
+    def root_target(self) -> Target:
+        return self.graph.target(self.root)
+
+    @property
+    def root_label(self) -> str:
+        return self.graph.labels[self.root]
+
+    @property
+    def closure(self) -> NDArray[np.int64]:
+        if self._closure is None:
+            self._closure = self.graph.closure([self.root], BUILD_KINDS)
+        return self._closure

@@ -1,0 +1,587 @@
+"""The build graph: targets with integer ids and array-based adjacency.
+
+`GraphBuilder` is what every graph reader feeds; `BuildGraph` is the frozen result that
+analyzers query. Storage is columnar (lists indexed by id, numpy edge arrays, scipy CSR)
+so that a million targets and tens of millions of edges fit in memory; networkx is used
+only for small subgraphs (drawing, `why` path enumeration).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from slim.model.labels import label_name, label_package, normalize_label
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from numpy.typing import NDArray
+    from scipy.sparse import csr_matrix
+
+AttrValue = str | int | bool | tuple[str, ...]
+_V = TypeVar("_V")
+
+
+class EdgeKind(IntEnum):
+    """Why one target depends on another: the attribute the edge comes from."""
+
+    DEPS = 0
+    IMPLEMENTATION_DEPS = 1
+    RUNTIME_DEPS = 2
+    EXPORTS = 3
+    DATA = 4
+    SRCS = 5
+    TOOLS = 6
+    IMPLICIT = 7
+    UNTYPED = 8
+    ORDER_ONLY = 9
+
+    @property
+    def attribute(self) -> str:
+        return _ATTRIBUTE_NAMES[self]
+
+
+_ATTRIBUTE_NAMES = {
+    EdgeKind.DEPS: "deps",
+    EdgeKind.IMPLEMENTATION_DEPS: "implementation_deps",
+    EdgeKind.RUNTIME_DEPS: "runtime_deps",
+    EdgeKind.EXPORTS: "exports",
+    EdgeKind.DATA: "data",
+    EdgeKind.SRCS: "srcs",
+    EdgeKind.TOOLS: "tools",
+    EdgeKind.IMPLICIT: "implicit",
+    EdgeKind.UNTYPED: "deps (untyped)",
+    EdgeKind.ORDER_ONLY: "order-only",
+}
+
+_KIND_BY_ATTRIBUTE = {
+    "deps": EdgeKind.DEPS,
+    "buck.deps": EdgeKind.DEPS,
+    "exported_deps": EdgeKind.EXPORTS,
+    "implementation_deps": EdgeKind.IMPLEMENTATION_DEPS,
+    "interface_deps": EdgeKind.DEPS,
+    "runtime_deps": EdgeKind.RUNTIME_DEPS,
+    "exports": EdgeKind.EXPORTS,
+    "data": EdgeKind.DATA,
+    "resources": EdgeKind.DATA,
+    "srcs": EdgeKind.SRCS,
+    "hdrs": EdgeKind.SRCS,
+    "textual_hdrs": EdgeKind.SRCS,
+    "headers": EdgeKind.SRCS,
+    "exported_headers": EdgeKind.SRCS,
+    "tools": EdgeKind.TOOLS,
+    "exec_tools": EdgeKind.TOOLS,
+    "toolchains": EdgeKind.TOOLS,
+    "plugins": EdgeKind.TOOLS,
+}
+
+#: Edge kinds that make the dependency part of what the target builds, links or ships.
+BUILD_KINDS: frozenset[EdgeKind] = frozenset(
+    {
+        EdgeKind.DEPS,
+        EdgeKind.IMPLEMENTATION_DEPS,
+        EdgeKind.RUNTIME_DEPS,
+        EdgeKind.EXPORTS,
+        EdgeKind.DATA,
+        EdgeKind.SRCS,
+        EdgeKind.UNTYPED,
+    }
+)
+#: Edge kinds along which code (not data or tools) flows into a binary.
+CODE_KINDS: frozenset[EdgeKind] = frozenset(
+    {
+        EdgeKind.DEPS,
+        EdgeKind.IMPLEMENTATION_DEPS,
+        EdgeKind.RUNTIME_DEPS,
+        EdgeKind.EXPORTS,
+        EdgeKind.SRCS,
+        EdgeKind.UNTYPED,
+    }
+)
+ALL_KINDS: frozenset[EdgeKind] = frozenset(EdgeKind)
+
+
+def edge_kind_for_attribute(name: str) -> EdgeKind | None:
+    """The edge kind of a label-valued attribute, None when it carries no dependency."""
+    kind = _KIND_BY_ATTRIBUTE.get(name)
+    if kind is not None:
+        return kind
+    if name.startswith(("$", ":", "_")):
+        return EdgeKind.IMPLICIT
+    if name.endswith(("_deps", "deps")):
+        return EdgeKind.DEPS
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A place in an input: a file with a line (text) or a byte offset (binary)."""
+
+    path: str
+    line: int | None = None
+    offset: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.path}:{self.line}"
+        if self.offset is not None:
+            return f"{self.path}:byte {self.offset}"
+        return self.path
+
+    @staticmethod
+    def parse(text: str) -> Location:
+        """`lib/BUILD:7:11` or `C:/x/BUILD:7:11` -> Location("lib/BUILD", 7)."""
+        parts = text.rsplit(":", 2)
+        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+            return Location(parts[0], int(parts[1]))
+        if len(parts) >= 2 and parts[-1].isdigit():
+            return Location(text.rsplit(":", 1)[0], int(parts[-1]))
+        return Location(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One target as analyzers see it (a view over the graph's columns)."""
+
+    id: int
+    label: str
+    kind: str
+    location: Location | None
+    srcs: tuple[str, ...]
+    tags: tuple[str, ...]
+    attrs: dict[str, AttrValue]
+
+    @property
+    def package(self) -> str:
+        return label_package(self.label)
+
+    @property
+    def name(self) -> str:
+        return label_name(self.label)
+
+    @property
+    def is_external(self) -> bool:
+        """Named by an edge but not described by the export (outside the query's scope)."""
+        return self.kind == ""
+
+    @property
+    def is_test(self) -> bool:
+        return (
+            self.kind.endswith("_test")
+            or self.kind in ("test_suite", "python_test", "cxx_test")
+            or self.attrs.get("testonly") is True
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A dependency edge `target -> dep`, typed by the attribute it comes from."""
+
+    target: int
+    dep: int
+    kind: EdgeKind
+
+
+@dataclass
+class GraphBuilder:
+    """Accumulates targets, files and edges from one or more inputs; `build()` freezes them."""
+
+    _ids: dict[str, int] = field(default_factory=dict)
+    _labels: list[str] = field(default_factory=list)
+    _kinds: list[str] = field(default_factory=list)
+    _locations: dict[int, Location] = field(default_factory=dict)
+    _srcs: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _tags: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _attrs: dict[int, dict[str, AttrValue]] = field(default_factory=dict)
+    _src: array[int] = field(default_factory=lambda: array("i"))
+    _dst: array[int] = field(default_factory=lambda: array("i"))
+    _ekind: array[int] = field(default_factory=lambda: array("b"))
+    _edge_locations: dict[tuple[int, int], Location] = field(default_factory=dict)
+    _files: set[int] = field(default_factory=set)
+    _generated_by: dict[int, int] = field(default_factory=dict)
+    _artifacts: dict[str, int] = field(default_factory=dict)
+    _configurations: dict[int, set[str]] = field(default_factory=dict)
+    formats: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def intern(self, label: str) -> int:
+        """The id of a canonical label, creating an unknown (external) node if new."""
+        ids = self._ids
+        i = ids.get(label)
+        if i is None:
+            i = len(self._labels)
+            ids[label] = i
+            self._labels.append(label)
+            self._kinds.append("")
+        return i
+
+    def intern_many(self, labels: Sequence[str]) -> list[int]:
+        get = self._ids.get
+        out = [get(lab, -1) for lab in labels]
+        for pos, i in enumerate(out):
+            if i < 0:
+                out[pos] = self.intern(labels[pos])
+        return out
+
+    def add_target(
+        self,
+        label: str,
+        kind: str,
+        *,
+        location: Location | None = None,
+        srcs: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        attrs: dict[str, AttrValue] | None = None,
+    ) -> int:
+        """Describe a rule target (canonical label); later descriptions fill gaps."""
+        i = self.intern(label)
+        if kind:
+            self._kinds[i] = kind
+        if location is not None:
+            self._locations[i] = location
+        srcs_t = tuple(srcs)
+        if srcs_t:
+            self._srcs[i] = srcs_t
+        tags_t = tuple(tags)
+        if tags_t:
+            self._tags[i] = tags_t
+        if attrs:
+            self._attrs.setdefault(i, {}).update(attrs)
+        return i
+
+    def add_file(self, label: str, *, generated_by: str | None = None) -> int:
+        """A source or generated file; edges to it are folded into its owner at build()."""
+        i = self.intern(label)
+        self._files.add(i)
+        if generated_by is not None:
+            self._generated_by[i] = self.intern(generated_by)
+        return i
+
+    def add_configuration(self, target: int, configuration: str) -> None:
+        self._configurations.setdefault(target, set()).add(configuration)
+
+    def add_edge(
+        self, target: int, dep: int, kind: EdgeKind, location: Location | None = None
+    ) -> None:
+        self._src.append(target)
+        self._dst.append(dep)
+        self._ekind.append(int(kind))
+        if location is not None:
+            self._edge_locations.setdefault((target, dep), location)
+
+    def add_edges(self, target: int, deps: Iterable[int], kind: EdgeKind) -> None:
+        deps_arr = array("i", deps)
+        self._src.extend(array("i", [target]) * len(deps_arr))
+        self._dst.extend(deps_arr)
+        self._ekind.extend(array("b", [int(kind)]) * len(deps_arr))
+
+    def add_artifact(self, path: str, label: str) -> None:
+        """An output file (object, archive, shared library) known to belong to a target."""
+        self._artifacts[path] = self.intern(label)
+
+    def set_attr(self, target: int, name: str, value: AttrValue) -> None:
+        self._attrs.setdefault(target, {})[name] = value
+
+    def kind_of(self, target: int) -> str:
+        return self._kinds[target]
+
+    def label_of(self, target: int) -> str:
+        return self._labels[target]
+
+    def lookup(self, label: str) -> int | None:
+        return self._ids.get(label)
+
+    def build(self) -> BuildGraph:
+        """Fold file nodes into their owners, drop duplicate edges and freeze."""
+        n_all = len(self._labels)
+        src = np.frombuffer(self._src, dtype=np.int32) if self._src else np.zeros(0, np.int32)
+        dst = np.frombuffer(self._dst, dtype=np.int32) if self._dst else np.zeros(0, np.int32)
+        ek = np.frombuffer(self._ekind, dtype=np.int8) if self._ekind else np.zeros(0, np.int8)
+        # A file becomes a node only when nothing describes it as a plain file.
+        is_file = np.zeros(n_all, dtype=bool)
+        redirect = np.arange(n_all, dtype=np.int64)
+        for f in self._files:
+            if self._kinds[f]:
+                continue
+            owner = self._generated_by.get(f)
+            if owner is not None and owner != f:
+                redirect[f] = owner
+            else:
+                is_file[f] = True
+        dst64 = redirect[dst]
+        keep = ~is_file[dst64] & ~is_file[src]
+        src64 = src.astype(np.int64)[keep]
+        dst64 = dst64[keep]
+        ek64 = ek.astype(np.int64)[keep]
+        keep = src64 != dst64
+        src64, dst64, ek64 = src64[keep], dst64[keep], ek64[keep]
+        # Renumber: drop plain-file nodes and generated files folded into their rule.
+        node_keep = ~is_file & (redirect == np.arange(n_all))
+        new_id = np.full(n_all, -1, dtype=np.int64)
+        new_id[node_keep] = np.arange(int(node_keep.sum()))
+        src64 = new_id[src64]
+        dst64 = new_id[dst64]
+        keys = np.unique((src64 << 36) | (dst64 << 4) | ek64)
+        e_src = (keys >> 36).astype(np.int32)
+        e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
+        e_kind = (keys & 0xF).astype(np.int8)
+        kept = np.flatnonzero(node_keep)
+        labels = [self._labels[i] for i in kept.tolist()]
+        kinds = [self._kinds[i] for i in kept.tolist()]
+
+        def remap(d: dict[int, _V]) -> dict[int, _V]:
+            return {int(new_id[k]): v for k, v in d.items() if new_id[k] >= 0}
+
+        artifacts = {p: int(new_id[redirect[t]]) for p, t in self._artifacts.items()}
+        edge_locs = {
+            (int(new_id[redirect[a]]), int(new_id[redirect[b]])): loc
+            for (a, b), loc in self._edge_locations.items()
+            if new_id[redirect[a]] >= 0 and new_id[redirect[b]] >= 0
+        }
+        return BuildGraph(
+            labels=labels,
+            kinds=kinds,
+            locations=remap(self._locations),
+            srcs=remap(self._srcs),
+            tags=remap(self._tags),
+            attrs=remap(self._attrs),
+            configurations={k: tuple(sorted(v)) for k, v in remap(self._configurations).items()},
+            edge_src=e_src,
+            edge_dst=e_dst,
+            edge_kind=e_kind,
+            edge_locations=edge_locs,
+            artifacts={p: t for p, t in artifacts.items() if t >= 0},
+            formats=tuple(dict.fromkeys(self.formats)),
+            notes=tuple(dict.fromkeys(self.notes)),
+        )
+
+
+class BuildGraph:
+    """A frozen build graph; ids are dense ints, edges sorted by (target, dep, kind)."""
+
+    def __init__(
+        self,
+        *,
+        labels: list[str],
+        kinds: list[str],
+        locations: dict[int, Location],
+        srcs: dict[int, tuple[str, ...]],
+        tags: dict[int, tuple[str, ...]],
+        attrs: dict[int, dict[str, AttrValue]],
+        configurations: dict[int, tuple[str, ...]],
+        edge_src: NDArray[np.int32],
+        edge_dst: NDArray[np.int32],
+        edge_kind: NDArray[np.int8],
+        edge_locations: dict[tuple[int, int], Location],
+        artifacts: dict[str, int],
+        formats: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.labels = labels
+        self.kinds = kinds
+        self.locations = locations
+        self.srcs = srcs
+        self.tags = tags
+        self.attrs = attrs
+        self.configurations = configurations
+        self.edge_src = edge_src
+        self.edge_dst = edge_dst
+        self.edge_kind = edge_kind
+        self.edge_locations = edge_locations
+        self.artifacts = artifacts
+        self.formats = formats
+        self.notes = notes
+        n = len(labels)
+        self.indptr = np.zeros(n + 1, dtype=np.int64)
+        if len(edge_src):
+            np.cumsum(np.bincount(edge_src, minlength=n), out=self.indptr[1:])
+        self._ids: dict[str, int] | None = None
+        self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
+
+    # -- nodes -------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def edge_count(self) -> int:
+        return len(self.edge_src)
+
+    @property
+    def ids(self) -> dict[str, int]:
+        if self._ids is None:
+            self._ids = {lab: i for i, lab in enumerate(self.labels)}
+        return self._ids
+
+    def lookup(self, label: str) -> int | None:
+        """The id of a label in any spelling (`//a`, `@//a:a`, ...), None if absent."""
+        i = self.ids.get(label)
+        if i is None:
+            i = self.ids.get(normalize_label(label))
+        return i
+
+    def target(self, i: int) -> Target:
+        return Target(
+            id=i,
+            label=self.labels[i],
+            kind=self.kinds[i],
+            location=self.locations.get(i),
+            srcs=self.srcs.get(i, ()),
+            tags=self.tags.get(i, ()),
+            attrs=self.attrs.get(i, {}),
+        )
+
+    def targets(self, ids: Iterable[int] | None = None) -> Iterator[Target]:
+        for i in range(len(self.labels)) if ids is None else ids:
+            yield self.target(int(i))
+
+    # -- edges -------------------------------------------------------------------
+    def out_edges(self, i: int, kinds: frozenset[EdgeKind] = ALL_KINDS) -> list[Edge]:
+        lo, hi = int(self.indptr[i]), int(self.indptr[i + 1])
+        out = []
+        for d, k in zip(self.edge_dst[lo:hi].tolist(), self.edge_kind[lo:hi].tolist(), strict=True):
+            kind = EdgeKind(k)
+            if kind in kinds:
+                out.append(Edge(i, d, kind))
+        return out
+
+    def in_edges(self, i: int, kinds: frozenset[EdgeKind] = ALL_KINDS) -> list[Edge]:
+        order, rptr = self._reverse()
+        lo, hi = int(rptr[i]), int(rptr[i + 1])
+        out = []
+        for e in order[lo:hi].tolist():
+            kind = EdgeKind(int(self.edge_kind[e]))
+            if kind in kinds:
+                out.append(Edge(int(self.edge_src[e]), i, kind))
+        return out
+
+    def edge_kinds(self, target: int, dep: int) -> list[EdgeKind]:
+        lo, hi = int(self.indptr[target]), int(self.indptr[target + 1])
+        seg = self.edge_dst[lo:hi]
+        hits = np.flatnonzero(seg == dep)
+        return [EdgeKind(int(self.edge_kind[lo + h])) for h in hits.tolist()]
+
+    def edge_location(self, target: int, dep: int) -> Location | None:
+        """Where the edge is declared: its own line when known, else the target's rule."""
+        return self.edge_locations.get((target, dep)) or self.locations.get(target)
+
+    def _reverse(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        if self._rev is None:
+            n = len(self.labels)
+            order = np.argsort(self.edge_dst, kind="stable").astype(np.int64)
+            rptr = np.zeros(n + 1, dtype=np.int64)
+            if len(order):
+                np.cumsum(np.bincount(self.edge_dst, minlength=n), out=rptr[1:])
+            self._rev = (order, rptr)
+        return self._rev
+
+    def csr(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
+        """Adjacency restricted to `kinds` as a scipy CSR matrix (cached per kind set)."""
+        m = self._csr.get(kinds)
+        if m is None:
+            from scipy.sparse import csr_matrix
+
+            n = len(self.labels)
+            if kinds == ALL_KINDS:
+                mask = np.ones(len(self.edge_src), dtype=bool)
+            else:
+                mask = np.isin(self.edge_kind, np.array([int(k) for k in kinds], np.int8))
+            data = np.ones(int(mask.sum()), dtype=np.int8)
+            m = csr_matrix((data, (self.edge_src[mask], self.edge_dst[mask])), shape=(n, n))
+            m.sum_duplicates()
+            self._csr[kinds] = m
+        return m
+
+    # -- traversals --------------------------------------------------------------
+    def closure(
+        self, roots: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
+    ) -> NDArray[np.int64]:
+        """Ids reachable from `roots` (roots included), sorted."""
+        from scipy.sparse.csgraph import breadth_first_order
+
+        m = self.csr(kinds)
+        seen = np.zeros(len(self.labels), dtype=bool)
+        for r in roots:
+            if not seen[r]:
+                order = breadth_first_order(m, r, directed=True, return_predecessors=False)
+                seen[order] = True
+        return np.flatnonzero(seen).astype(np.int64)
+
+    def reverse_closure(
+        self, targets: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
+    ) -> NDArray[np.int64]:
+        """Ids that reach any of `targets` (targets included), sorted."""
+        from scipy.sparse.csgraph import breadth_first_order
+
+        m = self.csr(kinds).T.tocsr()
+        seen = np.zeros(len(self.labels), dtype=bool)
+        for t in targets:
+            if not seen[t]:
+                seen[breadth_first_order(m, t, directed=True, return_predecessors=False)] = True
+        return np.flatnonzero(seen).astype(np.int64)
+
+    def closure_without(
+        self,
+        root: int,
+        removed: Iterable[tuple[int, int]],
+        kinds: frozenset[EdgeKind] = BUILD_KINDS,
+    ) -> NDArray[np.int64]:
+        """What `root` still reaches once the edges `removed` are cut (all their kinds)."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import breadth_first_order
+
+        m = self.csr(kinds)
+        cut = list(removed)
+        if cut:
+            rows = np.array([a for a, _ in cut], dtype=np.int64)
+            cols = np.array([b for _, b in cut], dtype=np.int64)
+            coo = m.tocoo()
+            key = coo.row.astype(np.int64) * len(self.labels) + coo.col
+            drop = np.isin(key, rows * len(self.labels) + cols)
+            m = csr_matrix((coo.data[~drop], (coo.row[~drop], coo.col[~drop])), shape=m.shape)
+        order = breadth_first_order(m, root, directed=True, return_predecessors=False)
+        return np.sort(order).astype(np.int64)
+
+    def subgraph(
+        self, ids: Iterable[int], kinds: frozenset[EdgeKind] = ALL_KINDS
+    ) -> nx.MultiDiGraph[int]:
+        """A networkx view of a (small) set of targets, edges keyed by their kind."""
+        import networkx as nx
+
+        keep = {int(i) for i in ids}
+        g: nx.MultiDiGraph[int] = nx.MultiDiGraph()
+        for i in sorted(keep):
+            g.add_node(i)
+            for e in self.out_edges(i, kinds):
+                if e.dep in keep:
+                    g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
+        return g
+
+    def shortest_paths(
+        self,
+        source: int,
+        dest: int,
+        kinds: frozenset[EdgeKind] = BUILD_KINDS,
+        limit: int = 10,
+    ) -> list[list[int]]:
+        """Up to `limit` shortest dependency paths from `source` to `dest`, sorted."""
+        import networkx as nx
+
+        down = self.closure([source], kinds)
+        up = self.reverse_closure([dest], kinds)
+        between = np.intersect1d(down, up)
+        if dest not in between or source not in between:
+            return []
+        g: nx.DiGraph[int] = nx.DiGraph(self.subgraph(between.tolist(), kinds))
+        paths: list[list[int]] = []
+        for p in nx.all_shortest_paths(g, source, dest):
+            paths.append([int(x) for x in p])
+            if len(paths) >= limit * 10:
+                break
+        paths.sort(key=lambda p: [self.labels[x] for x in p])
+        return paths[:limit]

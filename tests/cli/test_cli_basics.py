@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from slim.cli import cli
+
+CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """Run the installed entry point (exit-code mapping included) in a subprocess."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "slim", *args], capture_output=True, text=True, check=False
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_report_json_is_deterministic_and_states_missing_evidence(tmp_path: Path) -> None:
+    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (out1, out2):
+        code, _, err = run("report", "//py:tool", "--graph", str(CQUERY), "--format", "json",
+                           "-o", str(out))
+        assert code == 0, err
+    assert out1.read_bytes() == out2.read_bytes()
+    rep = json.loads(out1.read_text())
+    assert rep["schema"] == "slim.report/1"
+    (root,) = rep["roots"]
+    assert root["label"] == "//py:tool"
+    assert "//py:mypkg" in root["direct_deps"]
+    missing = {e["kind"] for e in rep["evidence"] if not e["given"]}
+    assert {"trace", "linkmap", "binary", "timings"} <= missing
+
+
+def test_unknown_target_is_usage_error() -> None:
+    code, out, err = run("report", "//py:toool", "--graph", str(CQUERY))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "//py:tool" in err  # the suggestion
+
+
+def test_bad_input_one_line_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": [{"target": {"type": "RULE", "rule": {"name": 5}}}]}\n')
+    code, out, err = run("report", "//a:b", "--graph", str(bad), "--format", "json",
+                         "-o", str(tmp_path / "out.json"))
+    assert code == 2
+    assert err.startswith(f"slim: error: {bad}:1: expected ")
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_unknown_format_names_supported(tmp_path: Path) -> None:
+    f = tmp_path / "x.txt"
+    f.write_text("hello\n")
+    code, _, err = run("report", "//a:b", "--graph", str(f))
+    assert code == 2
+    assert "bazel-streamed-jsonproto" in err
+    assert "cmake-file-api" in err
+
+
+def test_why_prints_path_with_attribute_and_location() -> None:
+    code, out, err = run("why", "//py:tool", "//py:mypkg", "--graph", str(CQUERY))
+    assert code == 0, err
+    assert "--deps--> //py:mypkg  (py/BUILD:7)" in out
+
+
+@pytest.mark.parametrize("cmd", ["report", "why", "graph", "formats", "analyzers", "explain"])
+def test_every_command_has_help(cmd: str) -> None:
+    result = CliRunner().invoke(cli, [cmd, "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.output
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = (
+        "import sys; from slim.cli import cli\n"
+        "heavy = [m for m in ('numpy', 'scipy', 'networkx', 'lief', 'elftools', 'msgspec',"
+        " 'graphviz', 'modulegraph') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == ""

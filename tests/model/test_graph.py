@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind, GraphBuilder, Location
+from slim.model.labels import normalize_label
+
+
+def build(*edges: str) -> BuildGraph:
+    b = GraphBuilder()
+    for e in edges:
+        a, _, c = (normalize_label(s.strip()) for s in e.partition("->"))
+        ia = b.add_target(a, "cc_library")
+        ic = b.add_target(c, "cc_library")
+        b.add_edge(ia, ic, EdgeKind.DEPS)
+    return b.build()
+
+
+def test_closure_and_reverse() -> None:
+    g = build("//a:bin -> //b:lib", "//b:lib -> //c:util", "//d:x -> //c:util")
+    a = g.lookup("//a:bin")
+    assert a is not None
+    assert [g.labels[i] for i in g.closure([a])] == ["//a:bin", "//b:lib", "//c:util"]
+    c = g.lookup("//c:util")
+    assert c is not None
+    assert sorted(g.labels[i] for i in g.reverse_closure([c])) == [
+        "//a:bin",
+        "//b:lib",
+        "//c:util",
+        "//d:x",
+    ]
+
+
+def test_closure_respects_kinds() -> None:
+    b = GraphBuilder()
+    bin_ = b.add_target("//a:bin", "cc_binary")
+    tool = b.add_target("//t:gen", "sh_binary")
+    data = b.add_target("//d:blob", "filegroup")
+    b.add_edge(bin_, tool, EdgeKind.TOOLS)
+    b.add_edge(bin_, data, EdgeKind.DATA)
+    g = b.build()
+    assert [g.labels[i] for i in g.closure([0], BUILD_KINDS)] == ["//a:bin", "//d:blob"]
+    assert [g.labels[i] for i in g.closure([0], CODE_KINDS)] == ["//a:bin"]
+
+
+def test_files_fold_into_owner() -> None:
+    b = GraphBuilder()
+    lib = b.add_target("//a:lib", "cc_library", srcs=["//a:x.cc"])
+    gen = b.add_target("//a:gen", "genrule")
+    b.add_file("//a:x.cc")
+    b.add_file("//a:out.h", generated_by="//a:gen")
+    b.add_edge(lib, b.intern("//a:x.cc"), EdgeKind.SRCS)
+    b.add_edge(lib, b.intern("//a:out.h"), EdgeKind.SRCS)
+    g = b.build()
+    assert g.labels == ["//a:lib", "//a:gen"]
+    assert [(g.labels[e.dep], e.kind) for e in g.out_edges(0)] == [("//a:gen", EdgeKind.SRCS)]
+    assert gen == 1
+
+
+def test_duplicate_edges_collapse_but_kinds_stay() -> None:
+    b = GraphBuilder()
+    x, y = b.add_target("//x", "r"), b.add_target("//y", "r")
+    for _ in range(3):
+        b.add_edge(x, y, EdgeKind.DEPS)
+    b.add_edge(x, y, EdgeKind.DATA)
+    g = b.build()
+    assert g.edge_count == 2
+    assert g.edge_kinds(0, 1) == [EdgeKind.DEPS, EdgeKind.DATA]
+
+
+def test_shortest_paths_all_of_them() -> None:
+    g = build(
+        "//r -> //a",
+        "//r -> //b",
+        "//a -> //z",
+        "//b -> //z",
+        "//r -> //c",
+        "//c -> //d",
+        "//d -> //z",
+    )
+    r, z = g.lookup("//r:r"), g.lookup("//z:z")
+    assert r is not None
+    assert z is not None
+    paths = [[g.labels[i] for i in p] for p in g.shortest_paths(r, z)]
+    assert paths == [["//r:r", "//a:a", "//z:z"], ["//r:r", "//b:b", "//z:z"]]
+
+
+def test_closure_without_cut() -> None:
+    g = build("//r -> //a", "//a -> //b", "//r -> //c", "//c -> //b")
+    ids = g.ids
+    after = g.closure_without(ids["//r:r"], [(ids["//r:r"], ids["//a:a"])])
+    assert sorted(g.labels[i] for i in after) == ["//b:b", "//c:c", "//r:r"]
+    after2 = g.closure_without(
+        ids["//r:r"], [(ids["//r:r"], ids["//a:a"]), (ids["//r:r"], ids["//c:c"])]
+    )
+    assert [g.labels[i] for i in after2] == ["//r:r"]
+
+
+@pytest.mark.parametrize(
+    ("text", "loc"),
+    [
+        ("lib/BUILD:7:11", Location("lib/BUILD", 7)),
+        ("C:/src/lib/BUILD:7:11", Location("C:/src/lib/BUILD", 7)),
+        ("CMakeLists.txt:12", Location("CMakeLists.txt", 12)),
+        ("BUILD", Location("BUILD")),
+    ],
+)
+def test_location_parse(text: str, loc: Location) -> None:
+    assert Location.parse(text) == loc
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=60))
+def test_closure_matches_networkx(edges: list[tuple[int, int]]) -> None:
+    import networkx as nx
+
+    b = GraphBuilder()
+    for i in range(16):
+        b.add_target(f"//n:{i}", "r")
+    for x, y in edges:
+        b.add_edge(x, y, EdgeKind.DEPS)
+    g = b.build()
+    ref = nx.DiGraph()
+    ref.add_nodes_from(range(16))
+    ref.add_edges_from((x, y) for x, y in edges if x != y)
+    for root in range(16):
+        expect = sorted({root} | nx.descendants(ref, root))
+        assert g.closure([root]).tolist() == expect
+    assert isinstance(g.closure([0]), np.ndarray)
