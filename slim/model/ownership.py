@@ -1,0 +1,187 @@
+"""Which target owns a file: sources, objects, archives, shared libraries, executables.
+
+Readers that know ownership exactly (aquery outputs, the CMake file API) record it in
+`graph.artifacts`; otherwise the path conventions of each build system decide:
+Bazel `bazel-out/<cfg>/bin/<pkg>/_objs/<name>/x.o` and `<pkg>/lib<name>.a`, Buck2
+`buck-out/v2/gen/<cell>/<hash>/<pkg>/__<name>__/…`, CMake `<dir>/CMakeFiles/<name>.dir/…`
+and `<dir>/lib<name>.a`. A path no rule matches has no owner (callers must say so).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+if TYPE_CHECKING:
+    from slim.model.graph import BuildGraph
+
+_LIB_SUFFIXES = (".pic.a", ".pic.lo", ".a", ".lo", ".so", ".ifso", ".dylib")
+_SO_VERSION = re.compile(r"\.so(\.\d+)+$")
+_BAZEL_OUT = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/(.*)$")
+_BUCK_OUT = re.compile(r"^(?:.*/)?buck-out/v2/(?:gen|art)/([^/]+)/[0-9a-f]+/(.*)$")
+_BAZEL_OBJS = re.compile(r"^(.*?)/?_objs/([^/]+)/")
+_BUCK_NAME = re.compile(r"^(.*?)/?__([^/]+?)__/")
+_CMAKE_OBJS = re.compile(r"^(.*?)/?CMakeFiles/([^/]+)\.dir/")
+
+_CACHE: WeakKeyDictionary[BuildGraph, Ownership] = WeakKeyDictionary()
+
+
+def split_member(path: str) -> tuple[str, str | None]:
+    """`libx.a(y.o)` -> (`libx.a`, `y.o`); a plain path -> (path, None)."""
+    if path.endswith(")"):
+        cut = path.rfind("(")
+        if cut > 0:
+            return path[:cut], path[cut + 1 : -1]
+    return path, None
+
+
+def _clean(path: str) -> str:
+    p = path.replace("\\", "/")
+    if len(p) > 2 and p[1] == ":" and p[0].isalpha():
+        p = p[2:]
+    p = posixpath.normpath(p) if p else p
+    return p[2:] if p.startswith("./") else p
+
+
+def _lib_name(base: str) -> str | None:
+    base = _SO_VERSION.sub(".so", base)
+    for suf in _LIB_SUFFIXES:
+        if base.endswith(suf):
+            stem = base[: -len(suf)]
+            return stem[3:] if stem.startswith("lib") and len(stem) > 3 else stem
+    return None
+
+
+def _label(repo: str, pkg: str, name: str) -> str:
+    pkg = pkg.strip("/")
+    if pkg.startswith("external/") and not repo:
+        rest = pkg[len("external/") :]
+        r, _, p = rest.partition("/")
+        return f"@{r}//{p}:{name}"
+    return f"{repo}//{pkg}:{name}"
+
+
+@dataclass
+class Ownership:
+    """File → target lookups over one graph (build with `Ownership.of(graph)`)."""
+
+    graph: BuildGraph
+    _artifacts: dict[str, int] = field(default_factory=dict)
+    _sources: dict[str, int] | None = None
+    _cmake_names: dict[str, list[int]] | None = None
+
+    @staticmethod
+    def of(graph: BuildGraph) -> Ownership:
+        own = _CACHE.get(graph)
+        if own is None:
+            own = Ownership(graph, {_clean(p): t for p, t in graph.artifacts.items()})
+            _CACHE[graph] = own
+        return own
+
+    # -- artifacts -------------------------------------------------------------------
+    def artifact_owner(self, path: str) -> int | None:
+        """The target that produced an object, archive (or `archive(member)`), .so or binary."""
+        archive, member = split_member(path)
+        if member is not None:
+            owner = self._artifact(_clean(archive))
+            if owner is not None:
+                return owner
+            return self._artifact(_clean(member))
+        return self._artifact(_clean(path))
+
+    def _artifact(self, p: str) -> int | None:
+        hit = self._artifacts.get(p)
+        if hit is not None:
+            return hit
+        for cand in self._candidates(p):
+            i = self.graph.lookup(cand)
+            if i is not None:
+                return i
+        cm = _CMAKE_OBJS.match(p)
+        if cm:
+            return self._cmake_by_name(cm.group(2), cm.group(1))
+        # An absolute or prefixed path: retry with leading components dropped.
+        parts = p.split("/")
+        for k in range(1, min(len(parts) - 1, 12)):
+            rest = "/".join(parts[k:])
+            hit = self._artifacts.get(rest)
+            if hit is not None:
+                return hit
+            for cand in self._candidates(rest):
+                i = self.graph.lookup(cand)
+                if i is not None:
+                    return i
+        return None
+
+    def _candidates(self, p: str) -> list[str]:
+        out: list[str] = []
+        repo = ""
+        m = _BAZEL_OUT.match(p)
+        if m:
+            p = m.group(1)
+        else:
+            b = _BUCK_OUT.match(p)
+            if b:
+                repo, p = b.group(1), b.group(2)
+                bn = _BUCK_NAME.match(p)
+                if bn:
+                    out.append(_label(repo, bn.group(1), bn.group(2)))
+        om = _BAZEL_OBJS.match(p)
+        if om:
+            out.append(_label(repo, om.group(1), om.group(2)))
+        cm = _CMAKE_OBJS.match(p)
+        if cm:
+            out.append(_label(repo, cm.group(1), cm.group(2)))
+        pkg, base = posixpath.split(p)
+        name = _lib_name(base)
+        if name:
+            out.append(_label(repo, pkg, name))
+        if base:
+            out.append(_label(repo, pkg, base))
+        return out
+
+    def _cmake_by_name(self, name: str, directory: str) -> int | None:
+        if self._cmake_names is None:
+            self._cmake_names = {}
+            for i, lab in enumerate(self.graph.labels):
+                self._cmake_names.setdefault(lab.rsplit(":", 1)[-1], []).append(i)
+        hits = self._cmake_names.get(name, [])
+        if len(hits) == 1:
+            return hits[0]
+        for i in hits:
+            if self.graph.labels[i].startswith(f"//{directory}:"):
+                return i
+        return None
+
+    # -- sources ---------------------------------------------------------------------
+    def source_owner(self, path: str) -> int | None:
+        """The target listing a source file (`a/b/x.cc`, or its label `//a/b:x.cc`)."""
+        if self._sources is None:
+            self._sources = {}
+            for i, srcs in sorted(self.graph.srcs.items()):
+                for s in srcs:
+                    self._sources.setdefault(source_path(s), i)
+        p = source_path(path)
+        hit = self._sources.get(p)
+        if hit is not None:
+            return hit
+        parts = p.split("/")
+        for k in range(1, min(len(parts), 12)):
+            hit = self._sources.get("/".join(parts[k:]))
+            if hit is not None:
+                return hit
+        return None
+
+
+def source_path(src: str) -> str:
+    """A source label `//a/b:c/d.py` (or `@r//a:x`) as a workspace path `a/b/c/d.py`."""
+    if "//" in src and ":" in src.split("//", 1)[1]:
+        repo, _, rest = src.partition("//")
+        pkg, _, name = rest.partition(":")
+        path = f"{pkg}/{name}" if pkg else name
+        repo = repo.lstrip("@")
+        return f"external/{repo}/{path}" if repo else path
+    return _clean(src)

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+
+from slim.model.graph import GraphBuilder
+from slim.model.ownership import Ownership, source_path, split_member
+
+
+def graph():  # type: ignore[no-untyped-def]
+    b = GraphBuilder()
+    for lab in [
+        "//native/legacy_io:legacy_io",
+        "//app:main",
+        "@zlib//:z",
+        "//lib:util",
+        "root//lib:lib1",
+        "//:core",
+    ]:
+        b.add_target(lab, "cc_library", srcs=[f"{lab.split(':')[0]}:x.cc"])
+    b.add_target("//py:mypkg", "py_library", srcs=["//py:src/mypkg/__init__.py"])
+    b.add_artifact("out/weird/name.o", "//lib:util")
+    return b.build()
+
+
+@pytest.mark.parametrize(
+    ("path", "owner"),
+    [
+        ("bazel-out/k8-fastbuild/bin/app/_objs/main/main.pic.o", "//app:main"),
+        (
+            "bazel-out/k8-fastbuild/bin/native/legacy_io/liblegacy_io.a",
+            "//native/legacy_io:legacy_io",
+        ),
+        (
+            "bazel-out/k8-opt/bin/native/legacy_io/liblegacy_io.pic.a(io.pic.o)",
+            "//native/legacy_io:legacy_io",
+        ),
+        ("bazel-out/k8-opt/bin/external/zlib/libz.so", "@zlib//:z"),
+        ("native/legacy_io/liblegacy_io.a", "//native/legacy_io:legacy_io"),
+        (
+            "native/legacy_io/CMakeFiles/legacy_io.dir/legacy_io.cc.o",
+            "//native/legacy_io:legacy_io",
+        ),
+        ("CMakeFiles/core.dir/core/core.c.o", "//:core"),
+        ("/home/u/build/native/legacy_io/liblegacy_io.a", "//native/legacy_io:legacy_io"),
+        ("buck-out/v2/gen/root/0123456789abcdef/lib/__lib1__/liblib1.a", "root//lib:lib1"),
+        ("./out/weird/name.o", "//lib:util"),
+        ("lib/libutil.so.1.2", "//lib:util"),
+    ],
+)
+def test_artifact_owner(path: str, owner: str) -> None:
+    g = graph()
+    got = Ownership.of(g).artifact_owner(path)
+    assert got is not None, path
+    assert g.labels[got] == owner
+
+
+@pytest.mark.parametrize(
+    "path", ["/usr/lib/x86_64-linux-gnu/libc.so.6", "crt1.o", "libfoo.a(bar.o)"]
+)
+def test_unowned_paths_have_no_owner(path: str) -> None:
+    assert Ownership.of(graph()).artifact_owner(path) is None
+
+
+def test_sources() -> None:
+    g = graph()
+    own = Ownership.of(g)
+    i = own.source_owner("py/src/mypkg/__init__.py")
+    assert i is not None
+    assert g.labels[i] == "//py:mypkg"
+    assert own.source_owner("/abs/checkout/py/src/mypkg/__init__.py") == i
+    assert own.source_owner("nowhere.py") is None
+
+
+def test_helpers() -> None:
+    assert split_member("a/libx.a(y.o)") == ("a/libx.a", "y.o")
+    assert split_member("x.o") == ("x.o", None)
+    assert source_path("//a/b:c/d.py") == "a/b/c/d.py"
+    assert source_path("@r//a:x.cc") == "external/r/a/x.cc"
+    assert source_path("app/file with space.cpp") == "app/file with space.cpp"
