@@ -8,6 +8,7 @@ query plus an aquery, say) merge into one graph; evidence readers have
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -164,6 +165,42 @@ FORMATS: tuple[Format, ...] = (
         "Bazel query/cquery --output=graph (DOT, factored or not)",
         "bazel query 'deps(//app)' --output=graph > graph.dot",
     ),
+    # -- build timings -----------------------------------------------------------------
+    _f(
+        "ninja-log",
+        "timings",
+        "slim.ingest.ninja_log",
+        ".ninja_log v5-v7 (per-command times; the last build of each output)",
+        "cp build/.ninja_log ninja_log.txt",
+    ),
+    _f(
+        "clang-time-trace",
+        "timings",
+        "slim.ingest.clang_time_trace",
+        "clang -ftime-trace JSON (one compile: frontend/backend split)",
+        "clang++ -ftime-trace -c a.cc -o out/a.o   # writes out/a.json",
+    ),
+    _f(
+        "bazel-profile",
+        "timings",
+        "slim.ingest.bazel_profile",
+        "Bazel --profile Chrome trace (gzipped or not; streamed)",
+        "bazel build //app --profile=profile.json.gz",
+    ),
+    _f(
+        "buck2-what-ran",
+        "timings",
+        "slim.ingest.buck2_what_ran",
+        "buck2 log what-ran (json with durations; tabulated/csv without)",
+        "buck2 log what-ran --format json > what-ran.jsonl",
+    ),
+    _f(
+        "buck2-build-report",
+        "timings",
+        "slim.ingest.buck2_build_report",
+        "Buck2 --build-report (outputs per target, build_metrics)",
+        "buck2 build //app:app --build-report=report.json",
+    ),
 )
 
 
@@ -205,11 +242,18 @@ def load_graph(
     from slim.model.graph import GraphBuilder
 
     b = builder or GraphBuilder()
-    for p in paths:
-        f = find_format(fmt) if fmt else detect(p, "graph")
-        f.load(p, b)
-        b.formats.append(f.name)
-    return b.build()
+    # Millions of long-lived small objects: the cyclic GC would rescan them over and over.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for p in paths:
+            f = find_format(fmt) if fmt else detect(p, "graph")
+            f.load(p, b)
+            b.formats.append(f.name)
+        return b.build()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def load_evidence(path: Path, evidence: str, fmt: str | None = None) -> tuple[Format, list[object]]:

@@ -192,6 +192,7 @@ class GraphBuilder:
     """Accumulates targets, files and edges from one or more inputs; `build()` freezes them."""
 
     _ids: dict[str, int] = field(default_factory=dict)
+    _aliases: dict[str, int] = field(default_factory=dict)
     _labels: list[str] = field(default_factory=list)
     _kinds: list[str] = field(default_factory=list)
     _locations: dict[int, Location] = field(default_factory=dict)
@@ -221,11 +222,40 @@ class GraphBuilder:
         return i
 
     def intern_many(self, labels: Sequence[str]) -> list[int]:
+        """Ids of canonical labels (one C-level dict pass; misses create nodes)."""
         get = self._ids.get
         out = [get(lab, -1) for lab in labels]
+        if -1 in out:
+            for pos, i in enumerate(out):
+                if i < 0:
+                    out[pos] = self.intern(labels[pos])
+        return out
+
+    def intern_raw(self, labels: Sequence[str], package: str) -> list[int]:
+        """Ids of labels as a tool printed them (`//a`, `@//a:b`, `:x` in `package`).
+
+        Canonical spellings, by far the most common, cost one dict lookup; any other
+        spelling is normalized once and remembered as an alias.
+        """
+        get = self._ids.get
+        out = [get(lab, -1) for lab in labels]
+        if -1 not in out:
+            return out
+        aliases = self._aliases
         for pos, i in enumerate(out):
-            if i < 0:
-                out[pos] = self.intern(labels[pos])
+            if i >= 0:
+                continue
+            raw = labels[pos]
+            hit = aliases.get(raw)
+            if hit is None:
+                if raw.startswith(":"):
+                    hit = self.intern(normalize_label(raw, package))
+                else:
+                    canonical = normalize_label(raw)
+                    hit = self.intern(canonical)
+                    if canonical != raw:
+                        aliases[raw] = hit
+            out[pos] = hit
         return out
 
     def add_target(
@@ -313,6 +343,18 @@ class GraphBuilder:
                 redirect[f] = owner
             else:
                 is_file[f] = True
+        # Labels named only in srcs/hdrs and described nowhere are files too (rules-only
+        # queries such as `kind(rule, deps(...))` omit the source-file targets).
+        if len(dst):
+            unknown = np.fromiter((not k for k in self._kinds), dtype=bool, count=n_all)
+            srcs_in = np.zeros(n_all, dtype=bool)
+            other_in = np.zeros(n_all, dtype=bool)
+            is_srcs = ek == int(EdgeKind.SRCS)
+            srcs_in[dst[is_srcs]] = True
+            other_in[dst[~is_srcs]] = True
+            has_out = np.zeros(n_all, dtype=bool)
+            has_out[src] = True
+            is_file |= unknown & srcs_in & ~other_in & ~has_out
         dst64 = redirect[dst]
         keep = ~is_file[dst64] & ~is_file[src]
         src64 = src.astype(np.int64)[keep]
@@ -326,7 +368,9 @@ class GraphBuilder:
         new_id[node_keep] = np.arange(int(node_keep.sum()))
         src64 = new_id[src64]
         dst64 = new_id[dst64]
-        keys = np.unique((src64 << 36) | (dst64 << 4) | ek64)
+        keys = np.sort((src64 << 36) | (dst64 << 4) | ek64)
+        if len(keys):
+            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
         e_src = (keys >> 36).astype(np.int32)
         e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
         e_kind = (keys & 0xF).astype(np.int8)
