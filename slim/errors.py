@@ -42,6 +42,12 @@ class InputError(SlimError):
         self.offset = offset
         super().__init__(str(self))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (
+            _rebuild_input_error,
+            (type(self), self.path, self.expected, self.found, self.line, self.offset),
+        )
+
     def __str__(self) -> str:
         where = self.path
         if self.line is not None:
@@ -49,6 +55,18 @@ class InputError(SlimError):
         elif self.offset is not None:
             where += f":byte {self.offset}"
         return f"{where}: expected {self.expected}, found {self.found}"
+
+
+def _rebuild_input_error(
+    cls: type[InputError],
+    path: str,
+    expected: str,
+    found: str,
+    line: int | None,
+    offset: int | None,
+) -> InputError:
+    """Unpickle an InputError raised in a worker process."""
+    return cls(path, expected, found, line=line, offset=offset)
 
 
 class UnknownFormatError(InputError):

@@ -210,6 +210,9 @@ class GraphBuilder:
     formats: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def __len__(self) -> int:
+        return len(self._labels)
+
     def intern(self, label: str) -> int:
         """The id of a canonical label, creating an unknown (external) node if new."""
         ids = self._ids
@@ -325,6 +328,40 @@ class GraphBuilder:
 
     def lookup(self, label: str) -> int | None:
         return self._ids.get(label)
+
+    def merge(self, other: GraphBuilder) -> None:
+        """Add everything `other` (built independently, e.g. in a worker) describes."""
+        ids = np.array(self.intern_many(other._labels), dtype=np.int64)
+        for j, kind in enumerate(other._kinds):
+            if kind:
+                self._kinds[int(ids[j])] = kind
+
+        def move(d: dict[int, _V], into: dict[int, _V]) -> None:
+            for k, v in d.items():
+                into[int(ids[k])] = v
+
+        move(other._locations, self._locations)
+        move(other._srcs, self._srcs)
+        move(other._tags, self._tags)
+        for k, a in other._attrs.items():
+            self._attrs.setdefault(int(ids[k]), {}).update(a)
+        for k, c in other._configurations.items():
+            self._configurations.setdefault(int(ids[k]), set()).update(c)
+        self._files.update(int(ids[f]) for f in other._files)
+        for f, g in other._generated_by.items():
+            self._generated_by[int(ids[f])] = int(ids[g])
+        for path, t in other._artifacts.items():
+            self._artifacts[path] = int(ids[t])
+        for (a, b), loc in other._edge_locations.items():
+            self._edge_locations.setdefault((int(ids[a]), int(ids[b])), loc)
+        if len(other._src):
+            src = ids[np.frombuffer(other._src, dtype=np.int32)].astype(np.int32)
+            dst = ids[np.frombuffer(other._dst, dtype=np.int32)].astype(np.int32)
+            self._src.frombytes(src.tobytes())
+            self._dst.frombytes(dst.tobytes())
+            self._ekind.frombytes(other._ekind.tobytes())
+        self.formats.extend(other.formats)
+        self.notes.extend(other.notes)
 
     def build(self) -> BuildGraph:
         """Fold file nodes into their owners, drop duplicate edges and freeze."""

@@ -130,3 +130,31 @@ def test_closure_matches_networkx(edges: list[tuple[int, int]]) -> None:
         expect = sorted({root} | nx.descendants(ref, root))
         assert g.closure([root]).tolist() == expect
     assert isinstance(g.closure([0]), np.ndarray)
+
+
+def test_merge_equals_building_in_one_builder() -> None:
+    one = GraphBuilder()
+    left, right = GraphBuilder(), GraphBuilder()
+    for b in (one, left):
+        x = b.add_target("//a:x", "cc_library", location=Location("a/BUILD", 3), tags=["t"])
+        y = b.intern("//b:y")
+        b.add_edge(x, y, EdgeKind.DEPS, Location("a/BUILD", 4))
+        b.add_file("//a:x.cc")
+        b.add_edge(x, b.intern("//a:x.cc"), EdgeKind.SRCS)
+    for b in (one, right):
+        y = b.add_target("//b:y", "py_library", attrs={"imports": ("src",)})
+        z = b.add_target("//c:z", "genrule")
+        b.add_file("//b:gen.py", generated_by="//c:z")
+        b.add_edge(y, b.intern("//b:gen.py"), EdgeKind.SRCS)
+        b.add_edge(y, z, EdgeKind.DATA)
+        b.add_artifact("c/libz.a", "//c:z")
+    left.merge(right)
+    g1, g2 = one.build(), left.build()
+    assert g1.labels == g2.labels
+    assert g1.kinds == g2.kinds
+    assert g1.attrs == g2.attrs
+    assert g1.edge_locations == g2.edge_locations
+    assert g1.artifacts == g2.artifacts
+    assert g1.edge_src.tolist() == g2.edge_src.tolist()
+    assert g1.edge_dst.tolist() == g2.edge_dst.tolist()
+    assert g1.edge_kind.tolist() == g2.edge_kind.tolist()

@@ -1,0 +1,155 @@
+"""Read a large line-oriented export in parallel: one byte range per process, then merge.
+
+Each range starts after a newline, so every line belongs to exactly one range; workers
+feed their own `GraphBuilder`, which the parent merges (label interning is the cost
+that parallelises: decoding and hashing millions of label strings). Line numbers in
+errors are made absolute by counting the newlines before the failing range, which is
+only done when an error happens.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from slim.errors import InputError
+from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC
+from slim.model.graph import GraphBuilder
+
+CHUNK = 8 << 20
+MIN_PARALLEL_BYTES = 48 << 20
+
+#: batch handler: (builder, first line number of the batch, the lines, path for errors)
+BatchHandler = Callable[[GraphBuilder, int, list[bytes], str], None]
+
+
+def worker_count() -> int:
+    env = os.environ.get("SLIM_WORKERS")
+    if env and env.isdigit():
+        return max(1, int(env))
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, min(os.cpu_count() or 1, 8))
+
+
+def iter_range_batches(path: Path, start: int, end: int) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number relative to `start`, lines) for the lines beginning in [start, end).
+
+    `start` must be a line start; a line that begins before `end` is read to its end.
+    """
+    cap = DEFAULT_LIMITS.max_line_bytes
+    lineno = 1
+    carry = b""
+    with path.open("rb") as f:
+        f.seek(start)
+        remaining = end - start
+        while remaining > 0:
+            chunk = f.read(min(CHUNK, remaining))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+            lines = (carry + chunk).split(b"\n")
+            carry = lines.pop()
+            if len(carry) > cap:
+                raise InputError(
+                    str(path),
+                    f"a line of at most {cap} bytes",
+                    "a longer line",
+                    line=lineno + len(lines),
+                )
+            if lines:
+                yield lineno, lines
+                lineno += len(lines)
+        if carry:
+            rest = f.readline(cap + 1)
+            if len(carry) + len(rest) > cap:
+                raise InputError(
+                    str(path), f"a line of at most {cap} bytes", "a longer line", line=lineno
+                )
+            yield lineno, [carry + rest.rstrip(b"\n")]
+
+
+def _boundaries(path: Path, parts: int) -> list[int]:
+    size = path.stat().st_size
+    cuts = [0]
+    with path.open("rb") as f:
+        for k in range(1, parts):
+            f.seek(size * k // parts)
+            f.readline()
+            cuts.append(min(f.tell(), size))
+    cuts.append(size)
+    return sorted(set(cuts))
+
+
+def _count_newlines(path: Path, end: int) -> int:
+    n = 0
+    with path.open("rb") as f:
+        left = end
+        while left > 0:
+            block = f.read(min(CHUNK, left))
+            if not block:
+                break
+            n += block.count(b"\n")
+            left -= len(block)
+    return n
+
+
+def _run_range(path: Path, start: int, end: int, handler: BatchHandler) -> GraphBuilder:
+    b = GraphBuilder()
+    try:
+        for lineno, lines in iter_range_batches(path, start, end):
+            handler(b, lineno, lines, str(path))
+    except InputError as exc:
+        if exc.line is not None and start > 0:
+            exc = InputError(
+                exc.path, exc.expected, exc.found, line=exc.line + _count_newlines(path, start)
+            )
+        raise exc from None
+    return b
+
+
+def _child(args: tuple[Path, int, int, BatchHandler]) -> GraphBuilder:
+    import gc
+
+    gc.disable()
+    return _run_range(*args)
+
+
+def load_lines(path: Path, builder: GraphBuilder, handler: BatchHandler) -> None:
+    """Feed every line of `path` to `handler` in batches, in parallel when it pays off."""
+    with path.open("rb") as f:
+        compressed = f.read(2) == GZIP_MAGIC
+    workers = worker_count()
+    if compressed or workers < 2 or path.stat().st_size < MIN_PARALLEL_BYTES:
+        if compressed:
+            from slim.ingest._io import iter_lines, open_input
+
+            with open_input(path) as stream:
+                batch: list[bytes] = []
+                first = 1
+                for lineno, raw in iter_lines(stream, str(path)):
+                    if not batch:
+                        first = lineno
+                    batch.append(raw)
+                    if len(batch) >= 4096:
+                        handler(builder, first, batch, str(path))
+                        batch = []
+                if batch:
+                    handler(builder, first, batch, str(path))
+            return
+        for lineno, lines in iter_range_batches(path, 0, path.stat().st_size):
+            handler(builder, lineno, lines, str(path))
+        return
+    import multiprocessing
+
+    cuts = _boundaries(path, workers)
+    ranges = list(zip(cuts, cuts[1:], strict=False))
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(len(ranges) - 1) as pool:
+        pending = pool.map_async(_child, [(path, a, b, handler) for a, b in ranges[1:]])
+        for lineno, lines in iter_range_batches(path, *ranges[0]):
+            handler(builder, lineno, lines, str(path))
+        for part in pending.get():
+            builder.merge(part)
