@@ -343,8 +343,8 @@ class GraphBuilder:
         move(other._locations, self._locations)
         move(other._srcs, self._srcs)
         move(other._tags, self._tags)
-        for k, a in other._attrs.items():
-            self._attrs.setdefault(int(ids[k]), {}).update(a)
+        for k, attrs in other._attrs.items():
+            self._attrs.setdefault(int(ids[k]), {}).update(attrs)
         for k, c in other._configurations.items():
             self._configurations.setdefault(int(ids[k]), set()).update(c)
         self._files.update(int(ids[f]) for f in other._files)
