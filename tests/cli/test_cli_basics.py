@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -16,7 +17,11 @@ CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"
 def run(*args: str) -> tuple[int, str, str]:
     """Run the installed entry point (exit-code mapping included) in a subprocess."""
     proc = subprocess.run(
-        [sys.executable, "-m", "slim", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "slim", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tempfile.gettempdir(),
     )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -24,8 +29,9 @@ def run(*args: str) -> tuple[int, str, str]:
 def test_report_json_is_deterministic_and_states_missing_evidence(tmp_path: Path) -> None:
     out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
     for out in (out1, out2):
-        code, _, err = run("report", "//py:tool", "--graph", str(CQUERY), "--format", "json",
-                           "-o", str(out))
+        code, _, err = run(
+            "report", "//py:tool", "--graph", str(CQUERY), "--format", "json", "-o", str(out)
+        )
         assert code == 0, err
     assert out1.read_bytes() == out2.read_bytes()
     rep = json.loads(out1.read_text())
@@ -48,8 +54,9 @@ def test_unknown_target_is_usage_error() -> None:
 def test_bad_input_one_line_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"results": [{"target": {"type": "RULE", "rule": {"name": 5}}}]}\n')
-    code, out, err = run("report", "//a:b", "--graph", str(bad), "--format", "json",
-                         "-o", str(tmp_path / "out.json"))
+    code, out, err = run(
+        "report", "//a:b", "--graph", str(bad), "--format", "json", "-o", str(tmp_path / "out.json")
+    )
     assert code == 2
     assert err.startswith(f"slim: error: {bad}:1: expected ")
     assert err.count("\n") == 1
@@ -85,6 +92,5 @@ def test_help_does_not_import_heavy_modules() -> None:
         " 'graphviz', 'modulegraph') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""

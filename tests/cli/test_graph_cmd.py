@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -16,7 +17,12 @@ CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "slim", *args], capture_output=True, text=True, check=False, env=env
+        [sys.executable, "-m", "slim", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tempfile.gettempdir(),
     )
 
 
