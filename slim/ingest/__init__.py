@@ -111,7 +111,7 @@ FORMATS: tuple[Format, ...] = (
         "buck2-query-json",
         "graph",
         "slim.ingest.buck2_json:query",
-        "Buck2 cquery/uquery JSON with attributes",
+        "Buck2 cquery/uquery JSON (attributes; plain label lists give nodes only)",
         "buck2 cquery 'deps(//app:app)' --output-attribute '^buck\\.' "
         "--output-attribute '^(deps|exported_deps|srcs|base_module|labels)$' > graph.json",
     ),
@@ -119,7 +119,7 @@ FORMATS: tuple[Format, ...] = (
         "buck2-targets-json",
         "graph",
         "slim.ingest.buck2_json:targets",
-        "Buck2 targets --json / --json-lines",
+        "Buck2 targets --json / --json-lines, ctargets --json-report",
         "buck2 targets //... --json > targets.json",
     ),
     _f(
@@ -200,6 +200,115 @@ FORMATS: tuple[Format, ...] = (
         "slim.ingest.buck2_build_report",
         "Buck2 --build-report (outputs per target, build_metrics)",
         "buck2 build //app:app --build-report=report.json",
+    ),
+    # -- Python import traces ------------------------------------------------------------
+    _f(
+        "slim-import-trace",
+        "trace",
+        "slim.ingest.audit_trace",
+        "slim trace recording (audit hook, JSON lines, importer of each module)",
+        "slim trace -o imports.jsonl -- python -m app",
+    ),
+    _f(
+        "python-importtime",
+        "trace",
+        "slim.ingest.importtime",
+        "python -X importtime stderr (3.7-3.14, =2 cached rows; other lines skipped)",
+        "python -X importtime -m app 2> importtime.txt",
+    ),
+    _f(
+        "python-verbose",
+        "trace",
+        "slim.ingest.python_verbose",
+        "python -v stderr (import lines; importers from code-object nesting)",
+        "python -v -m app 2> verbose.txt",
+    ),
+    _f(
+        "python-audit-tsv",
+        "trace",
+        "slim.ingest.audit_trace:tsv",
+        "sys.addaudithook import events printed as import<TAB>module<TAB>filename=...",
+        "python audit_imports.py > audit.txt",
+    ),
+    # Standalone device code only (fatbin magic, or ELF for e_machine CUDA); must stay
+    # before a generic ELF reader. Host ELF files get their DeviceCode from that reader.
+    _f(
+        "cuda-device-code",
+        "binary",
+        "slim.ingest.fatbin",
+        "standalone CUDA fatbin or cubin (containers, entries per arch, kernels)",
+        "nvcc -fatbin kern.cu -o kern.fatbin   # or: nvcc -cubin -arch=sm_90 kern.cu",
+    ),
+    _f(
+        "elf",
+        "binary",
+        "slim.ingest.elf",
+        "ELF executable, shared library, object or ar archive (symbols, DT_NEEDED, sections)",
+        "pass bazel-bin/app/app, its .so deps and the lib*.a of the deps you question",
+    ),
+    # -- linker maps and GC reports ------------------------------------------------------
+    _f(
+        "gnu-ld-map",
+        "linkmap",
+        "slim.ingest.ld_map",
+        "GNU ld (bfd) -Map, with or without --cref",
+        "gcc ... -Wl,-Map=app.map,--cref,--gc-sections",
+    ),
+    _f(
+        "gold-map",
+        "linkmap",
+        "slim.ingest.gold_map",
+        "gold -Map, with or without --cref",
+        "gcc -fuse-ld=gold ... -Wl,-Map=app.map,--cref,--gc-sections",
+    ),
+    _f(
+        "lld-map",
+        "linkmap",
+        "slim.ingest.lld_map",
+        "lld --Map (VMA LMA Size Align columns; --cref table appended)",
+        "clang -fuse-ld=lld ... -Wl,--Map=app.map,--cref,--gc-sections",
+    ),
+    _f(
+        "mold-map",
+        "linkmap",
+        "slim.ingest.mold_map",
+        "mold -Map (VMA Size Align columns, decimal sizes)",
+        "gcc -fuse-ld=mold ... -Wl,-Map=app.map,--gc-sections",
+    ),
+    _f(
+        "ld64-map",
+        "linkmap",
+        "slim.ingest.ld64_map",
+        "Apple ld64 -map (ld64.lld too): atoms kept and dead-stripped per object",
+        "clang ... -Wl,-map,app.map,-dead_strip",
+    ),
+    _f(
+        "msvc-map",
+        "linkmap",
+        "slim.ingest.msvc_map",
+        "MSVC link.exe /MAP (lld-link /map): publics by value per object",
+        "link.exe ... /MAP:app.map /OPT:REF",
+    ),
+    _f(
+        "print-gc-sections",
+        "linkmap",
+        "slim.ingest.gc_sections",
+        "--print-gc-sections output of bfd/gold (stderr) or lld/mold (stdout)",
+        "gcc ... -Wl,--gc-sections,--print-gc-sections 2> gc.txt   # lld/mold: > gc.txt",
+    ),
+    _f(
+        "lld-why-extract",
+        "linkmap",
+        "slim.ingest.lld_why:extract",
+        "lld --why-extract TSV (which reference extracted each archive member)",
+        "clang -fuse-ld=lld ... -Wl,--why-extract=why-extract.tsv",
+    ),
+    _f(
+        "lld-why-live",
+        "linkmap",
+        "slim.ingest.lld_why:live",
+        "lld --why-live report (one reference chain per live symbol; LLD 16+)",
+        "clang -fuse-ld=lld ... -Wl,--gc-sections,--why-live='pattern' > why-live.txt",
     ),
 )
 

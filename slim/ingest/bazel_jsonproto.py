@@ -56,6 +56,11 @@ class LabelListDictEntry(msgspec.Struct, rename="camel"):
     value: list[str] = []
 
 
+class StringKeyedEntry(msgspec.Struct, rename="camel"):
+    key: str = ""
+    value: str = ""
+
+
 class Attribute(msgspec.Struct, rename="camel"):
     name: str
     type: str = ""
@@ -65,6 +70,8 @@ class Attribute(msgspec.Struct, rename="camel"):
     int_value: int | None = None
     selector_list: SelectorList | None = None
     label_list_dict_value: list[LabelListDictEntry] = []
+    label_dict_unary_value: list[StringKeyedEntry] = []
+    label_keyed_string_dict_value: list[StringKeyedEntry] = []
 
 
 class Rule(msgspec.Struct, rename="camel"):
@@ -126,7 +133,8 @@ def sniff_streamed(head: bytes, path: Path) -> bool:
 
 def sniff_cquery(head: bytes, path: Path) -> bool:
     body = _skip_log(head)
-    return body.startswith(b"{") and body[1:].lstrip().startswith(b'"results"')
+    first = body[1:].lstrip()
+    return body.startswith(b"{") and first.startswith((b'"results"', b'"configurations"'))
 
 
 def sniff_query(head: bytes, path: Path) -> bool:
@@ -137,21 +145,30 @@ def sniff_query(head: bytes, path: Path) -> bool:
 
 
 def _attr_labels(a: Attribute) -> list[str]:
+    """The labels an attribute's value names (a select()'s condition keys are not values)."""
     out: list[str] = []
-    if a.string_value is not None and a.type in ("LABEL", "OUTPUT", "LABEL_DICT_UNARY"):
+    if a.string_value is not None and a.type in ("LABEL", "OUTPUT"):
         out.append(a.string_value)
     out.extend(a.string_list_value)
     for entry in a.label_list_dict_value:
         out.extend(entry.value)
-    if a.selector_list is not None:
-        for el in a.selector_list.elements:
+    out.extend(e.value for e in a.label_dict_unary_value)
+    out.extend(e.key for e in a.label_keyed_string_dict_value)
+    sel = a.selector_list
+    if sel is not None and sel.type in LABEL_TYPES:
+        for el in sel.elements:
             for e in el.entries:
-                if e.label is not None and a.selector_list.type in ("LABEL",):
-                    out.append(e.label)
-                if e.string_value is not None and a.selector_list.type in ("LABEL", "OUTPUT"):
+                if e.string_value is not None and sel.type in ("LABEL", "OUTPUT"):
                     out.append(e.string_value)
                 out.extend(e.string_list_value)
     return out
+
+
+def attribute_matters(name: str, type_: str) -> bool:
+    """Whether `add_rule` uses an attribute of this name and type (readers may skip the rest)."""
+    if type_ in LABEL_TYPES or type_ == "SELECTOR_LIST":
+        return edge_kind_for_attribute(name) is not None
+    return name in KEPT_STRING_LISTS or name in KEPT_BOOLEANS or name in KEPT_STRINGS
 
 
 def add_target(b: GraphBuilder, t: Target, configuration: str | None = None) -> None:
@@ -166,46 +183,84 @@ def add_target(b: GraphBuilder, t: Target, configuration: str | None = None) -> 
         b.add_file(normalize_label(g.name), generated_by=gen)
 
 
+_KINDS: dict[str, EdgeKind | None] = {}
+
+
+def _kind(name: str) -> EdgeKind | None:
+    kind = _KINDS.get(name, EdgeKind.ORDER_ONLY)
+    if kind is EdgeKind.ORDER_ONLY:
+        kind = _KINDS[name] = edge_kind_for_attribute(name)
+    return kind
+
+
+def _simple(a: Attribute) -> bool:
+    return (
+        a.string_value is None
+        and a.selector_list is None
+        and not a.label_list_dict_value
+        and not a.label_dict_unary_value
+        and not a.label_keyed_string_dict_value
+    )
+
+
 def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None:
+    """One rule: typed edges from its label attributes, metadata from the few we keep.
+
+    This is the hot path of million-target exports, so labels go to the builder in bulk
+    (`intern_raw`: one dict lookup each when canonical). `rule_input` is what the query
+    kept: `--noimplicit_deps` drops toolchains from it but not from the `$`/`:` attribute
+    values, so implicit attributes count only for labels it lists; labels it lists that no
+    typed attribute names are implicit edges, and without attribute values it alone gives
+    untyped edges.
+    """
     label = normalize_label(r.name)
     pkg = label[: label.rfind(":")]
     attrs: dict[str, str | int | bool | tuple[str, ...]] = {}
     tags: list[str] = []
     srcs: list[str] = []
-    typed: dict[str, EdgeKind] = {}
+    edges: list[tuple[list[str], EdgeKind]] = []
+    bound: set[str] | None = None
     for a in r.attribute:
         name = a.name
-        if a.type in LABEL_TYPES or a.type == "SELECTOR_LIST":
-            kind = edge_kind_for_attribute(name)
+        typ = a.type
+        if typ in LABEL_TYPES or typ == "SELECTOR_LIST":
+            kind = _kind(name)
             if kind is None:
                 continue
-            labels = [normalize_label(x, pkg) for x in _attr_labels(a)]
-            if kind is EdgeKind.SRCS:
-                srcs.extend(labels)
-            for lab in labels:
-                prev = typed.get(lab)
-                if prev is None or prev is EdgeKind.IMPLICIT:
-                    typed[lab] = kind
-                elif prev != kind:
-                    typed[lab + "\x00" + str(int(kind))] = kind
+            labels = a.string_list_value if _simple(a) else _attr_labels(a)
+            if not labels:
+                continue
+            if kind is EdgeKind.IMPLICIT and r.rule_input:
+                if bound is None:
+                    bound = set(r.rule_input)
+                labels = [x for x in labels if x in bound]
+            elif kind is EdgeKind.SRCS:
+                srcs.extend(normalize_label(x, pkg) for x in labels)
+            edges.append((labels, kind))
         elif name == "tags":
             tags.extend(a.string_list_value)
-        elif name in KEPT_STRING_LISTS and a.string_list_value:
-            attrs[name] = tuple(a.string_list_value)
-        elif name in KEPT_BOOLEANS and a.type == "BOOLEAN":
-            val = a.boolean_value
-            if val is None and a.int_value is not None:
-                val = bool(a.int_value)
-            if val is None and a.string_value is not None:
-                val = a.string_value in ("true", "1")
-            if val:
-                attrs[name] = True
+        elif name in KEPT_STRING_LISTS:
+            if a.string_list_value:
+                attrs[name] = tuple(a.string_list_value)
+        elif name in KEPT_BOOLEANS:
+            if typ == "BOOLEAN":
+                val = a.boolean_value
+                if val is None and a.int_value is not None:
+                    val = bool(a.int_value)
+                if val is None and a.string_value is not None:
+                    val = a.string_value in ("true", "1")
+                if val:
+                    attrs[name] = True
         elif name in KEPT_STRINGS and a.string_value:
             attrs[name] = a.string_value
-    for lab in r.rule_input:
-        lab = normalize_label(lab, pkg)
-        if lab not in typed:
-            typed[lab] = EdgeKind.IMPLICIT if r.attribute else EdgeKind.UNTYPED
+    if r.rule_input:
+        if not edges:
+            edges.append((r.rule_input, EdgeKind.IMPLICIT if r.attribute else EdgeKind.UNTYPED))
+        else:
+            rest = set(r.rule_input).difference(*(labels for labels, _ in edges))
+            rest.difference_update(srcs)
+            if rest:
+                edges.append((sorted(rest), EdgeKind.IMPLICIT))
     i = b.add_target(
         label,
         r.rule_class,
@@ -216,8 +271,8 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
     )
     if configuration:
         b.add_configuration(i, configuration)
-    for lab, kind in typed.items():
-        b.add_edge(i, b.intern(lab.split("\x00", 1)[0]), kind)
+    for labels, kind in edges:
+        b.add_edges(i, b.intern_raw(labels, pkg), kind)
 
 
 _TARGET_LIST = msgspec.json.Decoder(list[Target])
@@ -240,30 +295,33 @@ def _decode_batch(lines: list[tuple[int, bytes]], path: str) -> list[Target]:
     return out
 
 
-def load_streamed(path: Path, b: GraphBuilder) -> None:
-    """One JSON Target per line; log lines a user redirected with 2>&1 are skipped."""
-    name = str(path)
+def _streamed_batch(b: GraphBuilder, first: int, lines: list[bytes], name: str) -> None:
     batch: list[tuple[int, bytes]] = []
-    count = 0
-    with open_input(path) as f:
-        for lineno, raw in iter_lines(f, name):
-            if not raw.strip():
+    for k, raw in enumerate(lines):
+        if not raw.startswith(b"{"):
+            stripped = raw.strip()
+            if not stripped or stripped.startswith(LOG_PREFIXES):
                 continue
-            if not raw.startswith(b"{"):
-                if raw.startswith(LOG_PREFIXES):
-                    continue
-                raise InputError(name, "a JSON Target object", describe_found(raw), line=lineno)
-            batch.append((lineno, raw))
-            if len(batch) >= BATCH_LINES:
-                for t in _decode_batch(batch, name):
-                    add_target(b, t)
-                count += len(batch)
-                batch = []
+            if not stripped.startswith(b"{"):
+                raise InputError(name, "a JSON Target object", describe_found(raw), line=first + k)
+        batch.append((first + k, raw))
+        if len(batch) >= BATCH_LINES:
+            for t in _decode_batch(batch, name):
+                add_target(b, t)
+            batch = []
     for t in _decode_batch(batch, name):
         add_target(b, t)
-    count += len(batch)
-    if count == 0:
-        raise InputError(name, "at least one JSON Target line", "none", line=1)
+
+
+def load_streamed(path: Path, b: GraphBuilder) -> None:
+    """One JSON Target per line (read in parallel byte ranges for large files); log
+    lines a user redirected with 2>&1 are skipped."""
+    from slim.ingest._parallel import load_lines
+
+    before = len(b)
+    load_lines(path, b, _streamed_batch)
+    if len(b) == before:
+        raise InputError(str(path), "at least one JSON Target line", "none", line=1)
 
 
 def _documents(path: Path) -> Iterator[tuple[int, object]]:
@@ -304,6 +362,13 @@ def _documents(path: Path) -> Iterator[tuple[int, object]]:
                 f"valid JSON ({exc.msg})",
                 describe_found(text[exc.pos : exc.pos + 40]),
                 line=exc.lineno,
+            ) from None
+        except RecursionError:
+            raise InputError(
+                name,
+                "JSON nested at most a few hundred levels deep",
+                "deeper nesting",
+                line=text.count("\n", 0, pos) + 1,
             ) from None
         yield text.count("\n", 0, pos) + 1, value
         found = True

@@ -1,0 +1,528 @@
+"""CMake file API codemodel v2 (2.0 to 2.11): targets, their dependencies and artifacts.
+
+Input is the reply directory (or a build directory holding `.cmake/api/v1/reply`, or an
+`index-*.json`). The NEWEST index is read, then the `jsonFile` references it names (target
+files are never globbed: stale ones from old runs can lie around).
+
+Labels: a CMake target is `//<its directory, relative to the top source dir>:<name>`
+(`//:app` for the top directory, `//util/sub:util`), so buildozer-style labels and package
+collapsing work; `::` in names becomes `__` (`//:Threads__Threads`, as CMake names its reply
+files). A directory outside the source tree uses its build-tree path. The CMake id, type and
+real name are kept in attrs `cmake_id`, `cmake_type`, `cmake_name`.
+
+Edges, codemodel 2.9+: `linkLibraries` -> DEPS, `interfaceLinkLibraries` only -> EXPORTS,
+`objectDependencies` -> DEPS, `orderDependencies` -> ORDER_ONLY. Before 2.9 the target-level
+`dependencies` are classified: `add_dependencies` (by backtrace) or a custom target ->
+ORDER_ONLY; a library named by a link fragment (artifact path / nameOnDisk), an object
+library, a `target_link_libraries` backtrace, or any library of a target without a link
+step -> DEPS; anything else -> UNTYPED. (CMake may also list there libraries a target links
+only transitively, through a static library: real link edges, not declared ones.) Link
+fragments that name no target are kept in attr `link_external`. Every edge gets the
+CMakeLists line of its backtrace, every target the line of its `add_*` call (the first
+frame inside the project). Imported and abstract
+targets (2.9+) are external nodes (kind "") with `imported`/`abstract` attrs. Each target's
+artifacts and object directory (`CMakeFiles/<name>.dir/`, attr `object_dir`) are
+registered as its artifacts; `sources` that are not generated become `srcs` (paths as the
+reply gives them: relative to the top source directory when inside it).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from slim.errors import InputError, describe_found
+from slim.ingest._io import open_input
+from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location
+
+MAX_JSON_BYTES = 1024**3
+KNOWN_MINOR = 11
+TYPE_KINDS = {
+    "EXECUTABLE": "executable",
+    "STATIC_LIBRARY": "static_library",
+    "SHARED_LIBRARY": "shared_library",
+    "MODULE_LIBRARY": "module_library",
+    "OBJECT_LIBRARY": "object_library",
+    "INTERFACE_LIBRARY": "interface_library",
+    "UNKNOWN_LIBRARY": "unknown_library",
+    "UTILITY": "custom",
+}
+LIBRARY_TYPES = frozenset(
+    {
+        "STATIC_LIBRARY",
+        "SHARED_LIBRARY",
+        "MODULE_LIBRARY",
+        "OBJECT_LIBRARY",
+        "INTERFACE_LIBRARY",
+        "UNKNOWN_LIBRARY",
+    }
+)
+COMPILED_TYPES = frozenset(
+    {"EXECUTABLE", "STATIC_LIBRARY", "SHARED_LIBRARY", "MODULE_LIBRARY", "OBJECT_LIBRARY"}
+)
+_BYTE = re.compile(r"\(byte (\d+)\)")
+_INDEX = re.compile(r"index-.*\.json")
+
+
+def cmake_label(directory: str, name: str) -> str:
+    """`//<directory>:<name>` with `::` (and any other `:`) made label-safe."""
+    d = posixpath.normpath(directory.replace("\\", "/")).strip("/") if directory else ""
+    if d == ".":
+        d = ""
+    return f"//{d}:{name.replace('::', '__').replace(':', '_')}"
+
+
+# -- reply structures (unknown fields are ignored; missing ones default) -----------------
+class Version(msgspec.Struct):
+    major: int = 0
+    minor: int = 0
+
+
+class ObjectRef(msgspec.Struct, rename="camel"):
+    kind: str = ""
+    version: Version = msgspec.field(default_factory=Version)
+    json_file: str = ""
+
+
+class Index(msgspec.Struct):
+    objects: list[ObjectRef] = []
+
+
+class TargetRef(msgspec.Struct, rename="camel"):
+    name: str
+    id: str
+    json_file: str
+    directory_index: int = 0
+
+
+class Directory(msgspec.Struct):
+    source: str = "."
+    build: str = "."
+
+
+class Configuration(msgspec.Struct, rename="camel"):
+    name: str = ""
+    directories: list[Directory] = []
+    targets: list[TargetRef] = []
+    abstract_targets: list[TargetRef] = []
+
+
+class Paths(msgspec.Struct):
+    source: str = ""
+    build: str = ""
+
+
+class Codemodel(msgspec.Struct):
+    configurations: list[Configuration] = []
+    paths: Paths = msgspec.field(default_factory=Paths)
+    version: Version = msgspec.field(default_factory=Version)
+
+
+class BacktraceNode(msgspec.Struct):
+    file: int = 0
+    line: int | None = None
+    command: int | None = None
+    parent: int | None = None
+
+
+class BacktraceGraph(msgspec.Struct):
+    nodes: list[BacktraceNode] = []
+    commands: list[str] = []
+    files: list[str] = []
+
+
+class DepRef(msgspec.Struct):
+    id: str | None = None
+    fragment: str | None = None
+    backtrace: int | None = None
+
+
+class Fragment(msgspec.Struct):
+    fragment: str = ""
+    role: str = ""
+    backtrace: int | None = None
+
+
+class Link(msgspec.Struct, rename="camel"):
+    command_fragments: list[Fragment] = []
+
+
+class Artifact(msgspec.Struct):
+    path: str
+
+
+class Source(msgspec.Struct, rename="camel"):
+    path: str
+    is_generated: bool = False
+    compile_group_index: int | None = None
+
+
+class TargetPaths(msgspec.Struct):
+    source: str = "."
+    build: str = "."
+
+
+class Target(msgspec.Struct, rename="camel"):
+    name: str
+    id: str
+    type: str
+    name_on_disk: str | None = None
+    artifacts: list[Artifact] = []
+    paths: TargetPaths = msgspec.field(default_factory=TargetPaths)
+    backtrace: int | None = None
+    backtrace_graph: BacktraceGraph = msgspec.field(default_factory=BacktraceGraph)
+    dependencies: list[DepRef] = []
+    link_libraries: list[DepRef] | None = None
+    interface_link_libraries: list[DepRef] | None = None
+    object_dependencies: list[DepRef] | None = None
+    order_dependencies: list[DepRef] | None = None
+    link: Link | None = None
+    sources: list[Source] = []
+    imported: bool = False
+    abstract: bool = False
+
+
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+
+# -- locating and reading the reply -----------------------------------------------------
+def reply_dir(path: Path) -> Path | None:
+    """The reply directory `path` names (itself, its `.cmake/api/v1/reply`, an index's dir)."""
+    if path.is_file():
+        return path.parent if _INDEX.fullmatch(path.name) else None
+    if not path.is_dir():
+        return None
+    for d in (path, path / ".cmake" / "api" / "v1" / "reply"):
+        if d.is_dir() and any(_INDEX.fullmatch(p.name) for p in d.iterdir()):
+            return d
+    return None
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    if path.is_dir():
+        return reply_dir(path) is not None
+    return bool(_INDEX.fullmatch(path.name)) and b'"objects"' in head and b'"cmake"' in head
+
+
+def _read(path: Path) -> bytes:
+    if not path.is_file():
+        raise InputError(str(path), "a CMake file API reply file", "no such file")
+    with open_input(path) as f:
+        data = f.read(MAX_JSON_BYTES + 1)
+    if len(data) > MAX_JSON_BYTES:
+        raise InputError(
+            str(path), f"a reply file of at most {MAX_JSON_BYTES} bytes", "a larger file"
+        )
+    return data
+
+
+def _decode(path: Path, data: bytes, typ: type[_S], what: str) -> _S:
+    try:
+        return msgspec.json.decode(data, type=typ)
+    except msgspec.ValidationError as exc:
+        raise InputError(str(path), f"{what} ({exc})", describe_found(data[:60])) from None
+    except msgspec.DecodeError as exc:
+        m = _BYTE.search(str(exc))
+        off = int(m.group(1)) if m else len(data)
+        line = data.count(b"\n", 0, off) + 1
+        found = describe_found(data[off : off + 40]) if data.strip() else "an empty file"
+        raise InputError(str(path), f"{what} as JSON ({exc})", found, line=line) from None
+
+
+def _referenced(directory: Path, referrer: Path, data: bytes, json_file: str) -> Path:
+    """The file a `jsonFile` names; a missing or escaping one is an InputError at its line."""
+    pos = data.find(b'"' + json_file.encode() + b'"')
+    line = data.count(b"\n", 0, pos) + 1 if pos >= 0 else None
+    if not json_file or "/" in json_file or "\\" in json_file or json_file.startswith("."):
+        raise InputError(
+            str(referrer),
+            "a jsonFile naming a file in the reply directory",
+            describe_found(json_file),
+            line=line,
+        )
+    target = directory / json_file
+    if not target.is_file():
+        raise InputError(
+            str(referrer),
+            f"{json_file} (referenced by jsonFile) in the reply directory",
+            "no such file (a stale or partial reply: re-run cmake)",
+            line=line,
+        )
+    return target
+
+
+def _in_project(file: str) -> bool:
+    return not (file.startswith(("/", "<", "\\")) or (len(file) > 1 and file[1] == ":"))
+
+
+def _location(t: Target, backtrace: int | None) -> tuple[Location | None, str]:
+    """The innermost project frame of a backtrace (file:line) and its command name."""
+    g = t.backtrace_graph
+    if backtrace is None or not 0 <= backtrace < len(g.nodes):
+        return None, ""
+    first = g.nodes[backtrace]
+    command = (
+        g.commands[first.command]
+        if first.command is not None and 0 <= first.command < len(g.commands)
+        else ""
+    )
+    idx: int | None = backtrace
+    seen = 0
+    fallback: Location | None = None
+    while idx is not None and 0 <= idx < len(g.nodes) and seen < 1000:
+        node = g.nodes[idx]
+        file = g.files[node.file] if 0 <= node.file < len(g.files) else ""
+        if node.line is not None and file:
+            if fallback is None:
+                fallback = Location(file, node.line)
+            if _in_project(file):
+                return Location(file, node.line), command
+        idx = node.parent
+        seen += 1
+    return fallback, command
+
+
+# -- loading ------------------------------------------------------------------------------
+class _Loaded(msgspec.Struct):
+    """One target as read from one configuration."""
+
+    config: str
+    directory: str
+    target: Target
+
+
+def load(path: Path, builder: GraphBuilder) -> None:
+    """Read a CMake file API reply into `builder` (model in the module docstring)."""
+    directory = reply_dir(path)
+    if directory is None:
+        raise InputError(
+            str(path), "a CMake file API reply directory (with index-*.json)", "none found"
+        )
+    indexes = sorted(p for p in directory.iterdir() if _INDEX.fullmatch(p.name))
+    index_path = indexes[-1]
+    index_data = _read(index_path)
+    index = _decode(index_path, index_data, Index, "a file API index object")
+    refs = [o for o in index.objects if o.kind == "codemodel" and o.version.major == 2]
+    if not refs:
+        kinds = ", ".join(sorted({o.kind for o in index.objects})) or "none"
+        raise InputError(
+            str(index_path),
+            "a codemodel v2 object (touch .cmake/api/v1/query/codemodel-v2 and re-run cmake)",
+            f"objects of kind {kinds}",
+        )
+    cm_path = _referenced(directory, index_path, index_data, refs[0].json_file)
+    cm_data = _read(cm_path)
+    cm = _decode(cm_path, cm_data, Codemodel, "a codemodel v2 object")
+    minor = cm.version.minor or refs[0].version.minor
+    by_id: dict[str, list[_Loaded]] = {}
+    cache: dict[str, Target] = {}
+    for conf in cm.configurations:
+        for ref in [*conf.targets, *conf.abstract_targets]:
+            t = cache.get(ref.json_file)
+            if t is None:
+                tp = _referenced(directory, cm_path, cm_data, ref.json_file)
+                t = cache[ref.json_file] = _decode(tp, _read(tp), Target, "a target object")
+            if not 0 <= ref.directory_index < len(conf.directories):
+                raise InputError(
+                    str(cm_path),
+                    f"a directoryIndex below {len(conf.directories)} for target {ref.name}",
+                    str(ref.directory_index),
+                )
+            d = conf.directories[ref.directory_index]
+            rel = d.source if _in_project(d.source) else d.build
+            by_id.setdefault(t.id, []).append(_Loaded(conf.name, rel, t))
+    _Builder(builder, by_id, cm.paths.build).run()
+    builder.notes.append(f"cmake file API: codemodel 2.{minor}")
+    if minor < 9:
+        builder.notes.append(
+            f"cmake file API codemodel 2.{minor} (< 2.9, CMake < 4.2): imported and interface "
+            "targets are not reported; link edges inferred from link fragments and backtraces"
+        )
+    elif minor > KNOWN_MINOR:
+        builder.notes.append(
+            f"cmake file API codemodel 2.{minor} is newer than 2.{KNOWN_MINOR}: unknown fields "
+            "ignored"
+        )
+
+
+class _Builder:
+    """Turns the targets of every configuration into nodes, edges and artifacts."""
+
+    def __init__(self, b: GraphBuilder, by_id: dict[str, list[_Loaded]], build_root: str) -> None:
+        self.b = b
+        self.by_id = by_id
+        self.build_root = build_root.rstrip("/")
+        self.labels = {
+            tid: cmake_label(ls[0].directory, ls[0].target.name) for tid, ls in by_id.items()
+        }
+        self.types = {tid: ls[0].target.type for tid, ls in by_id.items()}
+        self.by_path: dict[str, set[str]] = {}
+        self.by_base: dict[str, set[str]] = {}
+        for tid, loaded in by_id.items():
+            for ld in loaded:
+                t = ld.target
+                for a in t.artifacts:
+                    p = posixpath.normpath(a.path)
+                    self.by_path.setdefault(p, set()).add(tid)
+                    self.by_base.setdefault(posixpath.basename(p), set()).add(tid)
+                if t.name_on_disk:
+                    self.by_base.setdefault(t.name_on_disk, set()).add(tid)
+
+    def run(self) -> None:
+        for tid in sorted(self.by_id):
+            self.target(tid)
+
+    def fragment_target(self, fragment: str) -> str | None:
+        text = fragment.strip().strip('"')
+        if not text or text.startswith("-"):
+            return None
+        if self.build_root and text.startswith(self.build_root + "/"):
+            text = text[len(self.build_root) + 1 :]
+        p = posixpath.normpath(text)
+        hits = self.by_path.get(p)
+        if hits is None and not posixpath.isabs(p):
+            hits = self.by_base.get(posixpath.basename(p))
+        if hits is not None and len(hits) == 1:
+            return next(iter(hits))
+        return None
+
+    def target(self, tid: str) -> None:
+        b = self.b
+        loaded = self.by_id[tid]
+        first = loaded[0].target
+        label = self.labels[tid]
+        attrs: dict[str, AttrValue] = {
+            "cmake_id": tid,
+            "cmake_type": first.type,
+            "cmake_name": first.name,
+        }
+        if first.imported:
+            attrs["imported"] = True
+        if first.abstract:
+            attrs["abstract"] = True
+        if first.name_on_disk:
+            attrs["name_on_disk"] = first.name_on_disk
+        kind = "" if first.imported else TYPE_KINDS.get(first.type, first.type.lower())
+        location, _ = _location(first, first.backtrace)
+        srcs: dict[str, None] = {}
+        edges: dict[tuple[str, EdgeKind], Location | None] = {}
+        external: set[str] = set()
+        visibility: set[str] = set()
+        for ld in loaded:
+            t = ld.target
+            for s in t.sources:
+                if not s.is_generated:
+                    srcs[s.path] = None
+            for a in t.artifacts:
+                b.add_artifact(posixpath.normpath(a.path), label)
+            self.edges(t, edges, external, visibility)
+        i = b.add_target(label, kind, location=location, srcs=sorted(srcs), attrs=attrs)
+        for ld in loaded:
+            if ld.config:
+                b.add_configuration(i, ld.config)
+        if first.type in COMPILED_TYPES and not first.imported:
+            build_dir = first.paths.build if first.paths.build not in (".", "") else ""
+            obj_dir = posixpath.join(build_dir, "CMakeFiles", f"{first.name}.dir") + "/"
+            b.set_attr(i, "object_dir", obj_dir)
+            b.add_artifact(obj_dir, label)
+        if external:
+            b.set_attr(i, "link_external", tuple(sorted(external)))
+        if visibility:
+            b.set_attr(i, "link_visibility", tuple(sorted(visibility)))
+        for (dep, ekind), loc in sorted(edges.items(), key=lambda kv: (kv[0][0], int(kv[0][1]))):
+            b.add_edge(i, b.intern(self.labels[dep]), ekind, location=loc)
+
+    def edges(
+        self,
+        t: Target,
+        out: dict[tuple[str, EdgeKind], Location | None],
+        external: set[str],
+        visibility: set[str],
+    ) -> None:
+        typed: dict[str, EdgeKind] = {}
+        locs: dict[str, Location | None] = {}
+
+        def put(ref: DepRef, kind: EdgeKind) -> None:
+            assert ref.id is not None
+            if ref.id not in self.labels:
+                return
+            prev = typed.get(ref.id)
+            if prev is None or (prev is EdgeKind.ORDER_ONLY and kind is not EdgeKind.ORDER_ONLY):
+                typed[ref.id] = kind
+            if locs.get(ref.id) is None:
+                locs[ref.id] = _location(t, ref.backtrace)[0]
+
+        modern = any(
+            x is not None
+            for x in (
+                t.link_libraries,
+                t.interface_link_libraries,
+                t.object_dependencies,
+                t.order_dependencies,
+            )
+        )
+        if modern:
+            link = [r for r in t.link_libraries or () if r.id is not None]
+            iface = [r for r in t.interface_link_libraries or () if r.id is not None]
+            link_ids = {r.id for r in link}
+            iface_ids = {r.id for r in iface}
+            for r in link:
+                put(r, EdgeKind.DEPS)
+            for r in iface:
+                if r.id not in link_ids:
+                    put(r, EdgeKind.EXPORTS)
+            for r in t.object_dependencies or ():
+                if r.id is not None:
+                    put(r, EdgeKind.DEPS)
+            for r in t.order_dependencies or ():
+                if r.id is not None:
+                    put(r, EdgeKind.ORDER_ONLY)
+            for r in [*(t.link_libraries or ()), *(t.interface_link_libraries or ())]:
+                if r.id is None and r.fragment:
+                    external.add(r.fragment.strip())
+            for dep in link_ids | iface_ids:
+                if dep in self.labels:
+                    vis = (
+                        "PUBLIC"
+                        if dep in link_ids and dep in iface_ids
+                        else "PRIVATE"
+                        if dep in link_ids
+                        else "INTERFACE"
+                    )
+                    visibility.add(f"{self.labels[dep]} {vis}")
+        linked: set[str] = set()
+        for f in t.link.command_fragments if t.link is not None else ():
+            if f.role != "libraries":
+                continue
+            hit = self.fragment_target(f.fragment)
+            if hit is not None:
+                linked.add(hit)
+            elif not modern and f.fragment.strip() and not f.fragment.startswith("-Wl,"):
+                external.add(f.fragment.strip())
+        for r in t.dependencies:
+            if r.id is None or r.id in typed:
+                continue
+            put(r, self.classify(t, r, linked))
+        for dep, kind in typed.items():
+            key = (dep, kind)
+            if key not in out or out[key] is None:
+                out[key] = locs.get(dep)
+
+    def classify(self, t: Target, r: DepRef, linked: set[str]) -> EdgeKind:
+        """The kind of a target-level `dependencies` entry the newer lists do not cover."""
+        assert r.id is not None
+        dep_type = self.types.get(r.id, "")
+        _, command = _location(t, r.backtrace)
+        if command == "add_dependencies" or dep_type == "UTILITY":
+            return EdgeKind.ORDER_ONLY
+        if r.id in linked or dep_type == "OBJECT_LIBRARY":
+            return EdgeKind.DEPS
+        if command in ("target_link_libraries", "link_libraries"):
+            return EdgeKind.DEPS
+        if t.link is None and dep_type in LIBRARY_TYPES:
+            return EdgeKind.DEPS
+        return EdgeKind.UNTYPED

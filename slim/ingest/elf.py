@@ -1,0 +1,376 @@
+"""ELF executables, shared libraries, objects and `ar` archives of them.
+
+One bounds-checked pass over an mmap: the header, section headers, symbol tables and
+`.dynamic` are numpy structured arrays viewed in place, so a 500k-symbol library reads
+faster than `nm` lists it. pyelftools (9 s) and lief (2.3 s, 850 MiB) were measured too
+slow for million-symbol tables; and every structure is small enough that a direct read
+gives exact byte offsets for corrupt input (one `InputError`, never a foreign exception).
+Tests cross-check this reader against pyelftools on real gcc-built files.
+"""
+
+from __future__ import annotations
+
+import mmap
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from slim.errors import InputError
+from slim.model.native import ElfFile, ElfSection, SymbolTable
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+ELF_MAGIC = b"\x7fELF"
+AR_MAGIC = b"!<arch>\n"
+THIN_MAGIC = b"!<thin>\n"
+_AR_HEADER = 60
+_MAX_SECTIONS = 1 << 20
+
+_SHT = {
+    0: "SHT_NULL",
+    1: "SHT_PROGBITS",
+    2: "SHT_SYMTAB",
+    3: "SHT_STRTAB",
+    4: "SHT_RELA",
+    5: "SHT_HASH",
+    6: "SHT_DYNAMIC",
+    7: "SHT_NOTE",
+    8: "SHT_NOBITS",
+    9: "SHT_REL",
+    11: "SHT_DYNSYM",
+    14: "SHT_INIT_ARRAY",
+    15: "SHT_FINI_ARRAY",
+    16: "SHT_PREINIT_ARRAY",
+    17: "SHT_GROUP",
+    18: "SHT_SYMTAB_SHNDX",
+    0x6FFFFFF6: "SHT_GNU_HASH",
+    0x6FFFFFFD: "SHT_GNU_verdef",
+    0x6FFFFFFE: "SHT_GNU_verneed",
+    0x6FFFFFFF: "SHT_GNU_versym",
+}
+_MACHINES = {3: "x86", 40: "ARM", 62: "x86-64", 183: "AArch64", 243: "RISC-V", 190: "CUDA"}
+_KINDS = {1: "rel", 2: "exec", 3: "dyn", 4: "core"}
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    del path
+    return head.startswith((ELF_MAGIC, AR_MAGIC, THIN_MAGIC))
+
+
+def _dtypes(is64: bool, endian: str) -> tuple[np.dtype, np.dtype, np.dtype, np.dtype]:
+    w = "u8" if is64 else "u4"
+    ehdr = np.dtype(
+        [
+            ("ident", "V16"),
+            ("type", endian + "u2"),
+            ("machine", endian + "u2"),
+            ("version", endian + "u4"),
+            ("entry", endian + w),
+            ("phoff", endian + w),
+            ("shoff", endian + w),
+            ("flags", endian + "u4"),
+            ("ehsize", endian + "u2"),
+            ("phentsize", endian + "u2"),
+            ("phnum", endian + "u2"),
+            ("shentsize", endian + "u2"),
+            ("shnum", endian + "u2"),
+            ("shstrndx", endian + "u2"),
+        ]
+    )
+    shdr = np.dtype(
+        [
+            ("name", endian + "u4"),
+            ("type", endian + "u4"),
+            ("flags", endian + w),
+            ("addr", endian + w),
+            ("offset", endian + w),
+            ("size", endian + w),
+            ("link", endian + "u4"),
+            ("info", endian + "u4"),
+            ("addralign", endian + w),
+            ("entsize", endian + w),
+        ]
+    )
+    if is64:
+        sym = np.dtype(
+            [
+                ("name", endian + "u4"),
+                ("info", "u1"),
+                ("other", "u1"),
+                ("shndx", endian + "u2"),
+                ("value", endian + "u8"),
+                ("size", endian + "u8"),
+            ]
+        )
+        dyn = np.dtype([("tag", endian + "i8"), ("val", endian + "u8")])
+    else:
+        sym = np.dtype(
+            [
+                ("name", endian + "u4"),
+                ("value", endian + "u4"),
+                ("size", endian + "u4"),
+                ("info", "u1"),
+                ("other", "u1"),
+                ("shndx", endian + "u2"),
+            ]
+        )
+        dyn = np.dtype([("tag", endian + "i4"), ("val", endian + "u4")])
+    return ehdr, shdr, sym, dyn
+
+
+class _Reader:
+    """Reads one ELF image inside `buf[base:base+length]`; offsets in errors are file offsets."""
+
+    def __init__(self, buf: mmap.mmap | bytes, base: int, length: int, display: str, file: str):
+        self.buf = buf
+        self.base = base
+        self.length = length
+        self.display = display
+        self.file = file
+
+    def fail(self, expected: str, found: str, offset: int) -> InputError:
+        return InputError(self.file, expected, found, offset=self.base + offset)
+
+    def need(self, offset: int, size: int, what: str) -> None:
+        if offset < 0 or size < 0 or offset + size > self.length:
+            raise self.fail(
+                f"{what} inside the file ({self.length} bytes)",
+                f"{size} bytes at offset {offset} (truncated or corrupt)",
+                min(max(offset, 0), self.length),
+            )
+
+    def array(self, dtype: np.dtype, offset: int, count: int, what: str) -> NDArray[np.void]:
+        self.need(offset, dtype.itemsize * count, what)
+        return np.frombuffer(self.buf, dtype=dtype, count=count, offset=self.base + offset)
+
+    def bytes_at(self, offset: int, size: int, what: str) -> bytes:
+        self.need(offset, size, what)
+        return bytes(self.buf[self.base + offset : self.base + offset + size])
+
+    def read(self, archive: str = "", member: str = "") -> ElfFile:
+        ident = self.bytes_at(0, 16, "an ELF identification (16 bytes)")
+        if ident[:4] != ELF_MAGIC:
+            raise self.fail("an ELF file (\\x7fELF)", repr(ident[:4]), 0)
+        if ident[4] not in (1, 2) or ident[5] not in (1, 2):
+            raise self.fail("ELF class 1/2 and data encoding 1/2", repr(ident[4:6]), 4)
+        is64 = ident[4] == 2
+        endian = "<" if ident[5] == 1 else ">"
+        ehdr_t, shdr_t, sym_t, dyn_t = _dtypes(is64, endian)
+        eh = self.array(ehdr_t, 0, 1, "the ELF header")[0]
+        shoff, shnum = int(eh["shoff"]), int(eh["shnum"])
+        shstrndx = int(eh["shstrndx"])
+        if shoff == 0:
+            return self._result(eh, (), None, None, (), "", archive, member)
+        if int(eh["shentsize"]) != shdr_t.itemsize:
+            raise self.fail(
+                f"e_shentsize {shdr_t.itemsize}", str(int(eh["shentsize"])), 58 if is64 else 46
+            )
+        if shnum == 0:
+            shnum = int(self.array(shdr_t, shoff, 1, "section header 0")[0]["size"])
+        if shnum > _MAX_SECTIONS:
+            raise self.fail(f"at most {_MAX_SECTIONS} sections", str(shnum), shoff)
+        sh = self.array(shdr_t, shoff, shnum, f"{shnum} section headers")
+        if shstrndx == 0xFFFF and shnum:
+            shstrndx = int(sh[0]["link"])
+        types = sh["type"].tolist()
+        offs = sh["offset"].tolist()
+        sizes = sh["size"].tolist()
+        for i, (t, o, s) in enumerate(zip(types, offs, sizes, strict=True)):
+            if t not in (0, 8) and s:
+                self.need(o, s, f"section {i}'s data")
+        shstr = b""
+        if 0 < shstrndx < shnum:
+            shstr = self.bytes_at(offs[shstrndx], sizes[shstrndx], "the section-name table")
+        sections = []
+        addrs = sh["addr"].tolist()
+        for i, nm in enumerate(sh["name"].tolist()):
+            if i == 0:
+                continue
+            end = shstr.find(b"\0", nm)
+            name = shstr[nm:end].decode("utf-8", "replace") if 0 <= nm < len(shstr) else ""
+            sections.append(
+                ElfSection(name, _SHT.get(types[i], hex(types[i])), sizes[i], offs[i], addrs[i])
+            )
+        symtab = dynsym = None
+        needed: list[str] = []
+        soname = ""
+        grouped = (sh["flags"] & 0x200) != 0
+        for i, t in enumerate(types):
+            if t in (2, 11):
+                table = self._symbols(sh, i, sym_t, shnum, grouped)
+                if t == 2:
+                    symtab = table
+                else:
+                    dynsym = table
+            elif t == 6:
+                needed_i, soname_i = self._dynamic(sh, i, dyn_t, shnum)
+                needed.extend(needed_i)
+                soname = soname or soname_i
+        return self._result(
+            eh, tuple(sections), symtab, dynsym, tuple(needed), soname, archive, member
+        )
+
+    def _symbols(
+        self, sh: NDArray[np.void], i: int, sym_t: np.dtype, shnum: int, grouped: NDArray[np.bool_]
+    ) -> SymbolTable:
+        off, size, link = int(sh[i]["offset"]), int(sh[i]["size"]), int(sh[i]["link"])
+        if size % sym_t.itemsize:
+            raise self.fail(
+                f"a symbol table of whole {sym_t.itemsize}-byte entries", f"{size} bytes", off
+            )
+        if not 0 < link < shnum:
+            raise self.fail("a symbol table linked to a string table", f"sh_link {link}", off)
+        syms = self.array(sym_t, off, size // sym_t.itemsize, "the symbol table")
+        strtab = self.bytes_at(
+            int(sh[link]["offset"]), int(sh[link]["size"]), "the symbol string table"
+        )
+        shndx = syms["shndx"].astype(np.uint16)
+        in_range = shndx < shnum
+        in_group = np.zeros(len(shndx), dtype=bool)
+        in_group[in_range] = grouped[shndx[in_range]]
+        return SymbolTable(
+            strtab=strtab,
+            name_off=syms["name"].astype(np.uint32),
+            info=syms["info"].astype(np.uint8),
+            shndx=shndx,
+            size=syms["size"].astype(np.uint64),
+            in_group=in_group,
+        )
+
+    def _dynamic(
+        self, sh: NDArray[np.void], i: int, dyn_t: np.dtype, shnum: int
+    ) -> tuple[list[str], str]:
+        off, size, link = int(sh[i]["offset"]), int(sh[i]["size"]), int(sh[i]["link"])
+        if not 0 < link < shnum:
+            return [], ""
+        ents = self.array(dyn_t, off, size // dyn_t.itemsize, "the dynamic section")
+        strtab = self.bytes_at(int(sh[link]["offset"]), int(sh[link]["size"]), ".dynstr")
+        needed, soname = [], ""
+        for tag, val in zip(ents["tag"].tolist(), ents["val"].tolist(), strict=True):
+            if tag == 0:
+                break
+            if tag in (1, 14):
+                if val >= len(strtab):
+                    raise self.fail(".dynstr offsets inside .dynstr", str(val), off)
+                end = strtab.find(b"\0", val)
+                text = strtab[val : end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+                if tag == 1:
+                    needed.append(text)
+                else:
+                    soname = text
+        return needed, soname
+
+    def _result(
+        self,
+        eh: np.void,
+        sections: tuple[ElfSection, ...],
+        symtab: SymbolTable | None,
+        dynsym: SymbolTable | None,
+        needed: tuple[str, ...],
+        soname: str,
+        archive: str,
+        member: str,
+    ) -> ElfFile:
+        kind = _KINDS.get(int(eh["type"]), f"type {int(eh['type'])}")
+        if kind == "dyn" and any(s.name == ".interp" for s in sections):
+            kind = "exec"
+        return ElfFile(
+            path=self.display,
+            kind=kind,
+            machine=_MACHINES.get(int(eh["machine"]), str(int(eh["machine"]))),
+            sections=sections,
+            symbols=symtab,
+            dynamic_symbols=dynsym,
+            needed=needed,
+            soname=soname,
+            archive=archive,
+            member=member,
+        )
+
+
+def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
+    out: list[ElfFile] = []
+    pos = len(AR_MAGIC)
+    longnames = b""
+    n = len(buf)
+    while pos < n:
+        if n - pos < _AR_HEADER:
+            if buf[pos:n].strip(b"\n") == b"":
+                break
+            raise InputError(path, "a 60-byte ar member header", "end of file", offset=pos)
+        hdr = bytes(buf[pos : pos + _AR_HEADER])
+        if hdr[58:60] != b"`\n":
+            raise InputError(
+                path, "an ar member header ending in '`\\n'", repr(hdr[58:60]), offset=pos + 58
+            )
+        raw_name = hdr[:16].rstrip(b" ")
+        try:
+            size = int(hdr[48:58].strip() or b"0")
+        except ValueError:
+            raise InputError(
+                path, "a decimal ar member size", repr(hdr[48:58]), offset=pos + 48
+            ) from None
+        data = pos + _AR_HEADER
+        name = raw_name.decode("utf-8", "replace")
+        if raw_name.startswith(b"#1/"):
+            nlen = int(raw_name[3:] or b"0")
+            name = bytes(buf[data : data + nlen]).rstrip(b"\0").decode("utf-8", "replace")
+            data += nlen
+            size -= nlen
+        elif raw_name == b"//":
+            longnames = bytes(buf[data : data + size])
+        elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
+            off = int(raw_name[1:])
+            end = longnames.find(b"/\n", off)
+            name = longnames[off : end if end >= 0 else len(longnames)].decode("utf-8", "replace")
+        elif name.endswith("/"):
+            name = name[:-1]
+        is_member = raw_name not in (b"/", b"//", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED")
+        stored = 0 if (thin and is_member) else size
+        if data + stored > n:
+            raise InputError(path, f"ar member '{name}' of {size} bytes", "end of file", offset=pos)
+        if is_member and not thin and bytes(buf[data : data + 4]) == ELF_MAGIC:
+            display = f"{path}({name})"
+            out.append(_Reader(buf, data, size, display, path).read(path, name))
+        pos = data + stored + ((data + stored) & 1)
+    return out
+
+
+def load(path: Path) -> list[object]:
+    """An ELF file (one `ElfFile`) or an archive (one `ElfFile` per ELF member)."""
+    name = str(path)
+    try:
+        f = path.open("rb")
+    except OSError as exc:
+        raise InputError(name, "a readable file", exc.strerror or str(exc)) from None
+    with f:
+        size = path.stat().st_size
+        if size == 0:
+            raise InputError(name, "an ELF file or ar archive", "an empty file", offset=0)
+        err: InputError | None = None
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            try:
+                out = _load_mapped(buf, name)
+            except InputError as exc:
+                # Re-raised outside: the traceback's arrays pin the mmap open.
+                err = InputError(
+                    exc.path, exc.expected, exc.found, line=exc.line, offset=exc.offset
+                )
+            except (ValueError, IndexError, OverflowError) as exc:
+                err = InputError(
+                    name, "a well-formed ELF file", f"{type(exc).__name__}: {exc}", offset=0
+                )
+        if err is not None:
+            raise err
+        return out
+
+
+def _load_mapped(buf: mmap.mmap, name: str) -> list[object]:
+    head = bytes(buf[:8])
+    if head.startswith((AR_MAGIC, THIN_MAGIC)):
+        return list(_archive(buf, name, head == THIN_MAGIC))
+    if not head.startswith(ELF_MAGIC):
+        raise InputError(name, "an ELF file (\\x7fELF) or ar archive", repr(head[:4]), offset=0)
+    return [_Reader(buf, 0, len(buf), name, name).read()]

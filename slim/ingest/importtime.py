@@ -1,0 +1,158 @@
+"""`python -X importtime` stderr (CPython 3.7 to 3.14, `=2` cached rows) as an `ImportTrace`.
+
+Rows are `import time: SELF | CUMULATIVE | <2*depth spaces>NAME`, written when an import
+finishes (children before their parent), so the importer of a row is the next row one
+level shallower. Lines that are not rows are the program's own stderr and are skipped;
+each header line starts a new run, so several runs appended to one file merge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from slim.errors import InputError, describe_found
+from slim.ingest._io import iter_lines, open_input
+from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
+
+FORMAT = "python-importtime"
+PREFIX = b"import time:"
+_HEADER = re.compile(rb"^import time:\s+self \[us\] \| cumulative \| imported package\s*$")
+_SNIFF = re.compile(rb"(?m)^import time:\s+(?:\d+|cached|self \[us\])\s+\|")
+FAST_READ_BYTES = 64 << 20
+_ROW_SHAPE = "a row `import time: SELF | CUMULATIVE | NAME`"
+_ROW = re.compile(
+    rb"import time: *(\d+|cached) *\| *(?:\d+|cached) *\| "
+    rb"((?:  )*)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*) *$"
+)
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    return _SNIFF.search(head) is not None
+
+
+def _valid_name(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _number(field: bytes) -> bool:
+    f = field.strip()
+    return f.isdigit() or f == b"cached"
+
+
+def load(path: Path) -> ImportTrace:
+    name = str(path)
+    acc = TraceAccumulator(name, FORMAT)
+    # pending[d] = rows at depth d still waiting for their parent: (module, line)
+    pending: list[list[tuple[str, int, bool]]] = []
+    rows = 0
+    other = 0
+    first_other = b""
+    last_line = 0
+    last_raw = b""
+    for lineno, raw in _lines(path, name):
+        last_line, last_raw = lineno, raw
+        if not raw.startswith(PREFIX):
+            if raw.strip():
+                other += 1
+                if not first_other:
+                    first_other = raw
+            continue
+        m = _ROW.match(raw)
+        if m is not None:
+            cached = m.group(1) == b"cached"
+            depth = len(m.group(2)) >> 1
+            module = m.group(3).decode("ascii")
+        elif _HEADER.match(raw):
+            _close_run(acc, pending)
+            pending = []
+            acc.start_run()
+            continue
+        else:
+            module, depth, cached = _slow_row(raw, name, lineno)
+        rows += 1
+        while len(pending) <= depth + 1:
+            pending.append([])
+        children = pending[depth + 1]
+        for child, at, was_cached in children:
+            acc.add(child, module, at, cached=was_cached)
+        children.clear()
+        deeper = [c for level in pending[depth + 2 :] for c in level]
+        if deeper:
+            acc.notes.append(
+                f"line {lineno}: rows nested more than one level below {module} "
+                "(interleaved threads?): their importer is unknown"
+            )
+            for level in pending[depth + 2 :]:
+                for child, at, was_cached in level:
+                    acc.add(child, NO_IMPORTER, at, cached=was_cached)
+                level.clear()
+        pending[depth].append((module, lineno, cached))
+    if rows == 0:
+        found = describe_found(first_other) if first_other else "an empty file"
+        if last_line:
+            found = f"no such row in {last_line} lines (first: {found})"
+        raise InputError(name, f"`-X importtime` output ({_ROW_SHAPE})", found, line=1)
+    open_rows = [c for level in pending[1:] for c in level]
+    if open_rows and last_raw.startswith(PREFIX):
+        # The file stops inside an import: a complete run ends with a depth-0 row.
+        raise InputError(
+            name,
+            "a complete trace (the last row at depth 0)",
+            f"it ends inside the import of {open_rows[-1][0]} (truncated?)",
+            line=last_line,
+        )
+    _close_run(acc, pending)
+    if other:
+        acc.notes.append(f"{other} lines that are not importtime rows were skipped")
+    return acc.freeze()
+
+
+def _lines(path: Path, name: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, line): one read for the usual trace, bounded streaming for a huge one."""
+    with open_input(path) as f:
+        data = f.read(FAST_READ_BYTES + 1)
+    if len(data) > FAST_READ_BYTES:
+        with open_input(path) as f:
+            yield from iter_lines(f, name)
+        return
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for i, ln in enumerate(lines, 1):
+        yield i, ln[:-1] if ln.endswith(b"\r") else ln
+
+
+def _slow_row(raw: bytes, name: str, lineno: int) -> tuple[str, int, bool]:
+    """A row the fast pattern missed: non-ASCII names, odd spacing, or bad input."""
+    parts = raw[len(PREFIX) :].split(b"|", 2)
+    if len(parts) != 3 or not _number(parts[0]) or not _number(parts[1]):
+        raise InputError(name, _ROW_SHAPE, describe_found(raw), line=lineno)
+    field = parts[2]
+    if not field.startswith(b" "):
+        raise InputError(name, _ROW_SHAPE, describe_found(raw), line=lineno)
+    stripped = field.lstrip(b" ")
+    depth = (len(field) - len(stripped) - 1) // 2
+    try:
+        module = stripped.rstrip().decode("utf-8")
+    except UnicodeDecodeError:
+        module = ""
+    if not module or not _valid_name(module):
+        raise InputError(
+            name, "a module name in an importtime row", describe_found(raw), line=lineno
+        )
+    return module, depth, parts[0].strip() == b"cached"
+
+
+def _close_run(acc: TraceAccumulator, pending: list[list[tuple[str, int, bool]]]) -> None:
+    """Rows still waiting for a parent when a run ends: top-level ones, or orphans."""
+    orphans = [c for level in pending[1:] for c in level]
+    for level in pending:
+        for module, at, cached in level:
+            acc.add(module, NO_IMPORTER, at, cached=cached)
+    if orphans:
+        acc.notes.append(
+            f"run {acc.runs}: {len(orphans)} rows never got their parent row "
+            "(run cut short?): their importer is unknown"
+        )

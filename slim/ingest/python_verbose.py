@@ -1,0 +1,126 @@
+"""`python -v` stderr as an `ImportTrace`: `import 'name' # <loader>` lines, with importers.
+
+`-v` prints `# code object from FILE` when a module's code starts and `import 'name'`
+when it has finished, so a stack of open code objects gives the importer of every
+module. Failed imports print no `import` line (their open code object is dropped when
+an enclosing module finishes). Other lines (`# trying`, `# cleanup`, program output)
+are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slim.errors import InputError, describe_found
+from slim.ingest._io import iter_lines, open_input
+from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
+
+FORMAT = "python-verbose"
+_IMPORT = re.compile(rb"^import '([^']+)' # (.*)$")
+_BOOT = re.compile(rb"^import ([A-Za-z_][\w.]*) # (frozen|builtin|previously loaded .*)$")
+_CODE = re.compile(rb"^# code object from '?([^']+?)'?$")
+_EXT = re.compile(rb"^# extension module '([^']+)' loaded from '?([^']+?)'?$")
+_SNIFF = re.compile(rb"(?m)^(?:import '[\w.]+' # <|# code object from |import _frozen_importlib )")
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    return _SNIFF.search(head) is not None
+
+
+@dataclass
+class _Frame:
+    """A module whose code is running: its file and the modules it imported so far."""
+
+    stem: str
+    children: list[str] = field(default_factory=list)
+
+
+def _stem(path: str) -> str:
+    """`/x/json/__pycache__/decoder.cpython-313.pyc` -> `/x/json/decoder`; `__init__` dropped."""
+    p = path.replace("\\", "/")
+    if "/__pycache__/" in p:
+        d, _, fname = p.rpartition("/__pycache__/")
+        p = d + "/" + fname.split(".", 1)[0]
+    elif p.endswith((".py", ".pyc", ".pyw")):
+        p = p.rsplit(".", 1)[0]
+    if p.endswith("/__init__"):
+        p = p[: -len("/__init__")]
+    return p
+
+
+def _matches(stem: str, module: str) -> bool:
+    tail = module.replace(".", "/")
+    return stem == tail or stem.endswith("/" + tail)
+
+
+def load(path: Path) -> ImportTrace:
+    name = str(path)
+    acc = TraceAccumulator(name, FORMAT)
+    acc.start_run()
+    stack: list[_Frame] = []
+    imports = 0
+    last_line = 0
+    first = b""
+
+    ext_files: dict[str, str] = {}
+    with open_input(path) as f:
+        for lineno, raw in iter_lines(f, name):
+            last_line = lineno
+            if not first and raw.strip():
+                first = raw
+            if raw.startswith(b"# code object from "):
+                m = _CODE.match(raw)
+                if m:
+                    stack.append(_Frame(_stem(m.group(1).decode("utf-8", "replace"))))
+                continue
+            if raw.startswith(b"# extension module "):
+                m = _EXT.match(raw)
+                if m:
+                    ext = m.group(1).decode("utf-8", "replace")
+                    ext_files[ext] = m.group(2).decode("utf-8", "replace")
+                continue
+            if not raw.startswith(b"import "):
+                continue
+            m = _IMPORT.match(raw) or _BOOT.match(raw)
+            if m is None:
+                continue
+            try:
+                module = m.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(
+                    name, "a UTF-8 module name", describe_found(raw), line=lineno
+                ) from None
+            if not all(p.isidentifier() for p in module.split(".")):
+                raise InputError(
+                    name, "a module name in `import '...'`", describe_found(raw), line=lineno
+                )
+            imports += 1
+            file = ext_files.pop(module, "")
+            pos = next(
+                (i for i in range(len(stack) - 1, -1, -1) if _matches(stack[i].stem, module)),
+                -1,
+            )
+            if pos >= 0:
+                frame = stack[pos]
+                file = file or frame.stem
+                for child in frame.children:
+                    acc.set_importer(child, NO_IMPORTER, module)
+                # Frames above it are modules whose import failed: their children stay
+                # without a known importer.
+                del stack[pos:]
+            acc.add(module, NO_IMPORTER, lineno, file=file)
+            if stack:
+                stack[-1].children.append(module)
+    if imports == 0:
+        found = describe_found(first) if first else "an empty file"
+        if last_line:
+            found = f"no such line in {last_line} lines (first: {found})"
+        raise InputError(name, "`python -v` output (`import 'name' # <loader>`)", found, line=1)
+    if stack:
+        acc.notes.append(
+            f"{len(stack)} modules started but never finished importing "
+            "(failed, or the main script): their imports have no known importer"
+        )
+    return acc.freeze()
