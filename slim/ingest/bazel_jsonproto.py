@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import iter_lines, open_input
+from slim.ingest._io import open_input
 from slim.model.graph import EdgeKind, GraphBuilder, Location, edge_kind_for_attribute
 from slim.model.labels import normalize_label, split_configuration
 
