@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
-REPORT_FORMATS = ("text", "json", "markdown", "sarif", "buildozer", "dot")
+REPORT_FORMATS = ("text", "json", "markdown", "sarif", "buildozer", "dot", "csv")
 EVIDENCE_FLAGS = {
     "trace": "trace",
     "linkmap": "linkmap",
@@ -229,13 +229,22 @@ def _options(
     ws = Path(workspace) if workspace else None
     archs = tuple(a.strip() for a in cuda_archs.split(",") if a.strip()) if cuda_archs else ()
     reason = "--cpu-only on the command line" if cpu_only is not None else ""
+    # Per-target cpu_only/cuda_archs also go to `extra` keyed by label, so with several
+    # roots each one keeps its own (the global fields take them only for a single root).
+    extra: dict[str, str] = {"cuda_archs_from": "--cuda-archs"} if archs else {}
     for lab in labels:
         tc = cfg.for_target(lab)
         ws = ws or tc.workspace
-        archs = archs or tc.cuda_archs
-        if cpu_only is None and tc.cpu_only is not None:
-            cpu_only = tc.cpu_only
-            reason = f"cpu_only in {cfg.path}"
+        if tc.cuda_archs:
+            extra[f"cuda_archs[{lab}]"] = ",".join(tc.cuda_archs)
+        if tc.cpu_only is not None:
+            extra[f"cpu_only[{lab}]"] = "true" if tc.cpu_only else "false"
+            extra[f"cpu_only_reason[{lab}]"] = f"cpu_only in {cfg.path}"
+        if len(labels) == 1:
+            archs = archs or tc.cuda_archs
+            if cpu_only is None and tc.cpu_only is not None:
+                cpu_only = tc.cpu_only
+                reason = f"cpu_only in {_display(cfg.path)}"
     ws = ws or cfg.workspace
     if ws is not None and not ws.is_dir():
         raise ConfigError(f"--workspace {ws}: expected a directory, found none")
@@ -245,7 +254,17 @@ def _options(
         cpu_only_reason=reason,
         cpu_only_tags=cfg.cpu_only_tags,
         cuda_archs=archs or cfg.cuda_archs,
+        extra=extra,
     )
+
+
+def _display(path: Path | None) -> str:
+    if path is None:
+        return "the config"
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _fails(report: Report, fail_on: str | None) -> bool:
@@ -347,6 +366,7 @@ def report(
         opts,
         select=[c for c in select.split(",") if c],
         ignore=[c for c in ignore.split(",") if c],
+        keep=_config_keeps(s.config),
     )
     write_output(render_report(rep, fmt), Path(output) if output else None)
     return EXIT_FINDINGS if _fails(rep, fail_on or s.config.fail_on) else EXIT_OK
@@ -520,6 +540,294 @@ def explain(code: str) -> int:
         raise UsageError(f"unknown rule {code}; known: {', '.join(sorted(rules))}")
     write_output(f"{rule.code} {rule.name}\n\n{rule.summary}\n\n{rule.help}\n", None)
     return EXIT_OK
+
+
+def _cuts_for(targets: Sequence[str], kw: dict[str, Any]) -> tuple[list[Any], Path]:
+    """Run the analysis as `report` does; the cuts it proposes and the workspace."""
+    from slim.engine import analyze
+    from slim.plan.prune import cuts_of
+
+    s = _session(kw["config_path"], kw["graphs"], kw["graph_format"], kw["no_cache"])
+    labels = list(targets) or list(s.config.roots)
+    if not labels:
+        raise UsageError("no target: pass TARGET or name `roots` in the config")
+    graph = _load_graph(s)
+    roots = _root_ids(graph, labels)
+    labels = [graph.labels[r] for r in roots]
+    names = {"trace": "traces", "linkmap": "linkmaps", "binary": "binaries", "timings": "timings"}
+    flags = {k: kw[v] for k, v in names.items()}
+    facts = _load_facts(s.config, labels, flags)
+    opts = _options(s.config, labels, kw["workspace"], kw["cpu_only"], kw["cuda_archs"])
+    rep = analyze(graph, roots, facts, opts)
+    root = opts.workspace or (s.config.path.parent if s.config.path else Path.cwd())
+    return cuts_of(graph, rep.findings), root
+
+
+@cli.command("apply")
+@click.argument("targets", nargs=-1)
+@graph_options
+@evidence_options
+@click.option("--write", is_flag=True, help="Change the files (default: a dry run).")
+@click.option("--buildozer", "buildozer", default=None, metavar="PATH", help="buildozer binary.")
+def apply_cmd(targets: tuple[str, ...], write: bool, buildozer: str | None, **kw: Any) -> int:
+    """Cut the removable edges of TARGET(s) in BUILD/BUCK/CMake files (dry run by default)."""
+    from slim.apply_cmd import apply_cuts
+
+    cuts, root = _cuts_for(targets, kw)
+    res = apply_cuts(cuts, root, write=write, buildozer=buildozer)
+    write_output("\n".join(res.lines) + "\n", None)
+    return EXIT_FINDINGS if res.failed else EXIT_OK
+
+
+@cli.command("verify")
+@click.argument("targets", nargs=-1)
+@graph_options
+@evidence_options
+@click.option("--build-cmd", required=True, help="Build command, run from the scratch copy.")
+@click.option("--test-cmd", default=None, help="Test command, run after a passing build.")
+@click.option("--worktree", is_flag=True, help="Use a git worktree instead of a copy.")
+@click.option("--timeout", type=float, default=None, help="Seconds per build/test run.")
+@click.option("--buildozer", "buildozer", default=None, metavar="PATH", help="buildozer binary.")
+def verify_cmd(
+    targets: tuple[str, ...],
+    build_cmd: str,
+    test_cmd: str | None,
+    worktree: bool,
+    timeout: float | None,
+    buildozer: str | None,
+    **kw: Any,
+) -> int:
+    """Prove the cuts of TARGET(s): rebuild a scratch copy without them; report what held."""
+    from slim.verify_cmd import verify
+
+    cuts, root = _cuts_for(targets, kw)
+    rep = verify(
+        cuts,
+        root,
+        build_cmd,
+        test_cmd,
+        mode="worktree" if worktree else "copy",
+        timeout=timeout,
+        buildozer=buildozer,
+    )
+    write_output("\n".join(rep.lines) + "\n", None)
+    if not rep.baseline_ok:
+        return EXIT_INPUT
+    return EXIT_FINDINGS if rep.broke else EXIT_OK
+
+
+def _config_keeps(cfg: Config) -> list[Any]:
+    from slim.suppress import keeps_from_config
+
+    return keeps_from_config(cfg.raw, cfg.path)
+
+
+def _evidence_flags(kw: Mapping[str, Any]) -> dict[str, Sequence[str]]:
+    names = {"trace": "traces", "linkmap": "linkmaps", "binary": "binaries", "timings": "timings"}
+    return {k: kw[v] for k, v in names.items()}
+
+
+@cli.command("review")
+@click.argument("targets", nargs=-1)
+@click.option("--base-graph", multiple=True, metavar="FILE", help="Graph export before the change.")
+@click.option("--head-graph", multiple=True, metavar="FILE", help="Graph export after the change.")
+@click.option("--base", "base_rev", default=None, metavar="NAME", help="Config revision (base).")
+@click.option("--head", "head_rev", default=None, metavar="NAME", help="Config revision (head).")
+@click.option("--graph-format", default=None, metavar="NAME", help="Read graphs as this format.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--no-cache", is_flag=True, help="Do not use the parsed-graph cache.")
+@evidence_options
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="markdown")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
+@click.option("--fail-on", default=None, metavar="LEVEL|CODES", help="As for `slim report`.")
+@click.option("--select", default="", metavar="CODES", help="Only these rule codes.")
+@click.option("--ignore", default="", metavar="CODES", help="Skip these rule codes.")
+def review_cmd(
+    targets: tuple[str, ...],
+    base_graph: tuple[str, ...],
+    head_graph: tuple[str, ...],
+    base_rev: str | None,
+    head_rev: str | None,
+    fmt: str,
+    output: str | None,
+    fail_on: str | None,
+    select: str,
+    ignore: str,
+    **kw: Any,
+) -> int:
+    """Report only what a change introduced or touched between a base and a head graph."""
+    from slim.engine import analyze
+    from slim.model.facts import InputFile
+    from slim.review import pick_revision, review, revisions_from_config
+
+    cfg = _resolve_config(kw["config_path"])
+    fmt_in = kw["graph_format"] or cfg.graph_format
+    flags = _evidence_flags(kw)
+    sides: dict[str, tuple[list[Path], dict[str, Sequence[str]]]] = {}
+    revs = revisions_from_config(cfg.raw, cfg.path) if "revisions" in cfg.raw else {}
+    for side, graphs, rev in (("base", base_graph, base_rev), ("head", head_graph, head_rev)):
+        if graphs:
+            sides[side] = (_path_list(graphs), dict(flags))
+        elif revs:
+            r = pick_revision(revs, rev or side)
+            own = {k: [str(p) for p in v] for k, v in r.inputs.items() if k != "graph"}
+            given = {k: v for k, v in flags.items() if v}
+            sides[side] = (list(r.inputs["graph"]), {**own, **given})
+        else:
+            raise UsageError(f"no {side} graph: pass --{side}-graph FILE or name `revisions`")
+    labels = list(targets) or list(cfg.roots)
+    if not labels:
+        raise UsageError("no target: pass TARGET or name `roots` in the config")
+    keep = _config_keeps(cfg)
+    opts = _options(cfg, labels, kw["workspace"], kw["cpu_only"], kw["cuda_archs"])
+    loaded = {}
+    for side, (paths, side_flags) in sides.items():
+        graph = _load_graph(Session(cfg, paths, fmt_in, not kw["no_cache"]))
+        facts = _load_facts(cfg, labels, side_flags)
+        fmts = ",".join(graph.formats)
+        facts.inputs.extend(InputFile("graph", p.as_posix(), fmts) for p in paths)
+        loaded[side] = (graph, facts)
+
+    def side_report(graph: BuildGraph, roots: list[int]) -> Report:
+        facts = loaded["head"][1] if graph is loaded["head"][0] else loaded["base"][1]
+        return analyze(
+            graph,
+            roots,
+            facts,
+            opts,
+            select=[c for c in select.split(",") if c],
+            ignore=[c for c in ignore.split(",") if c],
+            keep=keep,
+        )
+
+    rep = review(loaded["base"][0], loaded["head"][0], labels, side_report)
+    write_output(render_report(rep, fmt), Path(output) if output else None)
+    return EXIT_FINDINGS if _fails(rep, fail_on or cfg.fail_on) else EXIT_OK
+
+
+@cli.command("cleanup")
+@click.argument("patterns", nargs=-1)
+@graph_options
+@evidence_options
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: CPUs).",
+)
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None, help="SQLite file.")
+@click.option(
+    "--out-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write backlog.{md,csv,json,buildozer} here (default: Markdown to stdout).",
+)
+@click.option("--fresh", is_flag=True, help="Start a new run instead of resuming one.")
+@click.option("--select", default="", metavar="CODES", help="Only these rule codes.")
+@click.option("--ignore", default="", metavar="CODES", help="Skip these rule codes.")
+def cleanup_cmd(
+    patterns: tuple[str, ...],
+    jobs: int | None,
+    scheduler: str | None,
+    db_path: str | None,
+    out_dir: str | None,
+    fresh: bool,
+    select: str,
+    ignore: str,
+    **kw: Any,
+) -> int:
+    """Analyze every binary in scope (//..., a pattern, or `roots`); rank a backlog by owner."""
+    from slim import cleanup as cu
+    from slim.cache import cache_key
+
+    s = _session(kw["config_path"], kw["graphs"], kw["graph_format"], kw["no_cache"])
+    scope = list(patterns) or list(s.config.roots) or ["//..."]
+    graph = _load_graph(s)
+    roots = cu.select_roots(graph, scope)
+    facts = _load_facts(s.config, roots, _evidence_flags(kw))
+    evidence: dict[str, list[str]] = {}
+    for i in facts.inputs:
+        evidence.setdefault(i.evidence, []).append(i.path)
+    opts = _options(s.config, roots, kw["workspace"], kw["cpu_only"], kw["cuda_archs"])
+    job = cu.Job(
+        graph_paths=tuple(p.as_posix() for p in s.graph_paths),
+        graph_format=s.graph_format,
+        use_cache=s.use_cache,
+        evidence=tuple((k, tuple(v)) for k, v in sorted(evidence.items())),
+        options=opts,
+        select=tuple(c for c in select.split(",") if c),
+        ignore=tuple(c for c in ignore.split(",") if c),
+        keep=tuple(_config_keeps(s.config)),
+    )
+    db = cu.open_db(Path(db_path) if db_path else cu.default_db(s.config.path))
+    bar: Any = None
+    try:
+        if sys.stderr.isatty():
+            bar = click.progressbar(length=len(roots), label="slim cleanup", file=sys.stderr)
+            bar.__enter__()
+
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar.update(done - bar.pos)
+
+        stats = cu.run_cleanup(
+            db,
+            job,
+            graph,
+            cache_key(s.graph_paths, s.graph_format),
+            roots,
+            " ".join(scope),
+            jobs=jobs or cu.cpu_count(),
+            scheduler=scheduler,
+            fresh=fresh,
+            progress=progress,
+            facts=facts,
+        )
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    owners = cu.Owners.load(s.config.raw, s.config.path, opts.workspace)
+    backlog = cu.finish(db, stats.run, graph, owners)
+    db.close()
+    outputs = dict(cu.iter_outputs(backlog))
+    if out_dir:
+        for name, text in outputs.items():
+            write_output(text, Path(out_dir) / name)
+    else:
+        write_output(outputs["backlog.md"], None)
+    click.echo(
+        f"slim cleanup: run {stats.run}: {stats.roots} roots ({stats.resumed} resumed), "
+        f"{stats.seconds:.1f} s, per-root median {stats.median_root_seconds:.3f} s; "
+        f"{cu.since_line(backlog)}; {cu.trend_line(backlog)}",
+        err=True,
+    )
+    return EXIT_OK
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Write the import trace here (JSON lines; pass it to --trace).",
+)
+@click.option(
+    "--importtime",
+    is_flag=True,
+    help="Record with -X importtime instead of an audit hook (Python 3.7; no import lines).",
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def trace(output: str, importtime: bool, command: tuple[str, ...]) -> int:
+    """Run COMMAND (after --) and record the Python modules it imports, with their importers.
+
+    The program's output, input and exit code are its own: slim exits with its status.
+    """
+    from slim.trace_cmd import record
+
+    return record(list(command), Path(output), importtime=importtime)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

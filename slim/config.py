@@ -77,7 +77,15 @@ def _paths(value: object, base: Path, where: str) -> list[Path]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise ConfigError(f"{where}: expected a path or a list of paths, found {value!r}")
-    return [base / i for i in items]
+    return [_rel(base / i) for i in items]
+
+
+def _rel(path: Path) -> Path:
+    """Relative to the working directory when inside it (reports never leak $HOME)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def _strs(value: object, where: str) -> tuple[str, ...]:
@@ -117,7 +125,7 @@ def load_config(path: Path | None) -> Config:
     if "graph_format" in data:
         cfg.graph_format = str(data["graph_format"])
     if "workspace" in data:
-        cfg.workspace = base / str(data["workspace"])
+        cfg.workspace = _rel(base / str(data["workspace"]))
     if "fail_on" in data:
         cfg.fail_on = str(data["fail_on"])
     if "cuda_archs" in data:
@@ -139,7 +147,7 @@ def load_config(path: Path | None) -> Config:
             if key in table:
                 tc.inputs[key] = _paths(table[key], base, f"{twhere}: {key}")
         if "workspace" in table:
-            tc.workspace = base / str(table["workspace"])
+            tc.workspace = _rel(base / str(table["workspace"]))
         if "cpu_only" in table:
             if not isinstance(table["cpu_only"], bool):
                 raise ConfigError(f"{twhere}: cpu_only: expected true or false")

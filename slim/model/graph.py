@@ -271,9 +271,10 @@ class GraphBuilder:
         tags: Iterable[str] = (),
         attrs: dict[str, AttrValue] | None = None,
     ) -> int:
-        """Describe a rule target (canonical label); later descriptions fill gaps."""
+        """Describe a rule target (canonical label); later descriptions only fill gaps (the
+        first export named on the command line decides the rule kind)."""
         i = self.intern(label)
-        if kind:
+        if kind and not self._kinds[i]:
             self._kinds[i] = kind
         if location is not None:
             self._locations[i] = location
@@ -332,9 +333,10 @@ class GraphBuilder:
     def merge(self, other: GraphBuilder) -> None:
         """Add everything `other` (built independently, e.g. in a worker) describes."""
         ids = np.array(self.intern_many(other._labels), dtype=np.int64)
+        kinds = self._kinds
         for j, kind in enumerate(other._kinds):
-            if kind:
-                self._kinds[int(ids[j])] = kind
+            if kind and not kinds[int(ids[j])]:
+                kinds[int(ids[j])] = kind
 
         def move(d: dict[int, _V], into: dict[int, _V]) -> None:
             for k, v in d.items():
