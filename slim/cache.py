@@ -30,8 +30,15 @@ def cache_dir() -> Path:
     return Path(xdg) / "slim" if xdg else Path.home() / ".cache" / "slim"
 
 
+def _code_stamp() -> str:
+    """The readers' and the model's source stamps: an upgraded slim never reads a stale entry."""
+    here = Path(__file__).parent
+    files = sorted([*(here / "ingest").glob("*.py"), *(here / "model").glob("*.py")])
+    return ",".join(f"{f.name}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files)
+
+
 def cache_key(paths: Sequence[Path], fmt: str | None) -> str:
-    h = hashlib.sha256(f"{_FORMAT_VERSION}|{__version__}|{fmt}".encode())
+    h = hashlib.sha256(f"{_FORMAT_VERSION}|{__version__}|{fmt}|{_code_stamp()}".encode())
     for p in paths:
         rp = p.resolve()
         st = rp.stat()
