@@ -105,6 +105,10 @@ def load(path: Path, builder: GraphBuilder) -> None:
             mine.append(i)
             if config is not None:
                 builder.add_configuration(i, config)
+    if any(config is not None for parts in expanded.values() for _, config in parts):
+        builder.notes.append(
+            "bazel cquery graph: configured targets merged per label (configurations kept as data)"
+        )
     add_edge = builder.add_edge
     untyped = EdgeKind.UNTYPED
     for src, dst in zip(srcs, dsts, strict=True):

@@ -15,8 +15,9 @@ Edges, codemodel 2.9+: `linkLibraries` -> DEPS, `interfaceLinkLibraries` only ->
 `dependencies` are classified: `add_dependencies` (by backtrace) or a custom target ->
 ORDER_ONLY; a library named by a link fragment (artifact path / nameOnDisk), an object
 library, a `target_link_libraries` backtrace, or any library of a target without a link
-step -> DEPS; anything else -> UNTYPED. (CMake may also list there libraries a target links
-only transitively, through a static library: real link edges, not declared ones.) Link
+step -> DEPS; anything else -> UNTYPED. CMake also lists there libraries a target links
+only through another dependency (a static library's own deps): those edges are real
+link edges but not declared by the target, so they become IMPLICIT. Link
 fragments that name no target are kept in attr `link_external`. Every edge gets the
 CMakeLists line of its backtrace, every target the line of its `add_*` call (the first
 frame inside the project). Imported and abstract
@@ -64,6 +65,7 @@ LIBRARY_TYPES = frozenset(
 COMPILED_TYPES = frozenset(
     {"EXECUTABLE", "STATIC_LIBRARY", "SHARED_LIBRARY", "MODULE_LIBRARY", "OBJECT_LIBRARY"}
 )
+_LINK_KINDS = frozenset({EdgeKind.DEPS, EdgeKind.EXPORTS, EdgeKind.UNTYPED})
 _BYTE = re.compile(r"\(byte (\d+)\)")
 _INDEX = re.compile(r"index-.*\.json")
 
@@ -360,6 +362,8 @@ class _Builder:
             tid: cmake_label(ls[0].directory, ls[0].target.name) for tid, ls in by_id.items()
         }
         self.types = {tid: ls[0].target.type for tid, ls in by_id.items()}
+        self.edge_map: dict[str, dict[tuple[str, EdgeKind], Location | None]] = {}
+        self.inferred: dict[str, set[str]] = {}
         self.by_path: dict[str, set[str]] = {}
         self.by_base: dict[str, set[str]] = {}
         for tid, loaded in by_id.items():
@@ -373,8 +377,38 @@ class _Builder:
                     self.by_base.setdefault(t.name_on_disk, set()).add(tid)
 
     def run(self) -> None:
+        ids = {tid: self.target(tid) for tid in sorted(self.by_id)}
+        self.demote_transitive()
         for tid in sorted(self.by_id):
-            self.target(tid)
+            edges = self.edge_map[tid]
+            i = ids[tid]
+            for (dep, ekind), loc in sorted(
+                edges.items(), key=lambda kv: (kv[0][0], int(kv[0][1]))
+            ):
+                self.b.add_edge(i, self.b.intern(self.labels[dep]), ekind, location=loc)
+
+    def demote_transitive(self) -> None:
+        """`dependencies` (before 2.9) also names libraries linked only through another
+        dependency; such an edge is not declared by the target: make it IMPLICIT."""
+        link = {
+            tid: {d for d, k in edges if k in _LINK_KINDS} for tid, edges in self.edge_map.items()
+        }
+        for tid, inferred in self.inferred.items():
+            if not inferred:
+                continue
+            seen: set[str] = set()
+            stack = [c for d in link[tid] for c in link.get(d, ())]
+            while stack:
+                x = stack.pop()
+                if x not in seen:
+                    seen.add(x)
+                    stack.extend(link.get(x, ()))
+            edges = self.edge_map[tid]
+            for dep in sorted(inferred & seen):
+                for k in (EdgeKind.DEPS, EdgeKind.UNTYPED):
+                    if (dep, k) in edges:
+                        loc = edges.pop((dep, k))
+                        edges.setdefault((dep, EdgeKind.IMPLICIT), loc)
 
     def fragment_target(self, fragment: str) -> str | None:
         text = fragment.strip().strip('"')
@@ -390,7 +424,7 @@ class _Builder:
             return next(iter(hits))
         return None
 
-    def target(self, tid: str) -> None:
+    def target(self, tid: str) -> int:
         b = self.b
         loaded = self.by_id[tid]
         first = loaded[0].target
@@ -410,6 +444,8 @@ class _Builder:
         location, _ = _location(first, first.backtrace)
         srcs: dict[str, None] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
+        self.edge_map[tid] = edges
+        inferred = self.inferred[tid] = set()
         external: set[str] = set()
         visibility: set[str] = set()
         for ld in loaded:
@@ -419,7 +455,7 @@ class _Builder:
                     srcs[s.path] = None
             for a in t.artifacts:
                 b.add_artifact(posixpath.normpath(a.path), label)
-            self.edges(t, edges, external, visibility)
+            self.edges(t, edges, external, visibility, inferred)
         i = b.add_target(label, kind, location=location, srcs=sorted(srcs), attrs=attrs)
         for ld in loaded:
             if ld.config:
@@ -433,8 +469,7 @@ class _Builder:
             b.set_attr(i, "link_external", tuple(sorted(external)))
         if visibility:
             b.set_attr(i, "link_visibility", tuple(sorted(visibility)))
-        for (dep, ekind), loc in sorted(edges.items(), key=lambda kv: (kv[0][0], int(kv[0][1]))):
-            b.add_edge(i, b.intern(self.labels[dep]), ekind, location=loc)
+        return i
 
     def edges(
         self,
@@ -442,6 +477,7 @@ class _Builder:
         out: dict[tuple[str, EdgeKind], Location | None],
         external: set[str],
         visibility: set[str],
+        inferred: set[str],
     ) -> None:
         typed: dict[str, EdgeKind] = {}
         locs: dict[str, Location | None] = {}
@@ -506,7 +542,10 @@ class _Builder:
         for r in t.dependencies:
             if r.id is None or r.id in typed:
                 continue
-            put(r, self.classify(t, r, linked))
+            kind = self.classify(t, r, linked)
+            if kind is not EdgeKind.ORDER_ONLY:
+                inferred.add(r.id)
+            put(r, kind)
         for dep, kind in typed.items():
             key = (dep, kind)
             if key not in out or out[key] is None:

@@ -19,7 +19,8 @@ to the target whose `CMakeFiles/<name>.dir/` holds them, else to the phony group
 them, else to the one link consuming them; they and the target's outputs become
 artifacts, and the sources compiled into them the target's `srcs`. Target A depends on B
 when an input of A's edge is B's output or an object B owns (`EdgeKind.UNTYPED`; only
-order-only: ORDER_ONLY).
+order-only: ORDER_ONLY; reached through another of A's deps too: IMPLICIT, as A's link
+line names it only because that dep needs it).
 """
 
 from __future__ import annotations
@@ -221,6 +222,19 @@ class _Model:
         return self.target_of_path.get(path) or self.owner.get(path)
 
 
+def _reached_through_others(owner: str, direct: dict[str, set[str]]) -> set[str]:
+    """Targets `owner` reaches through one of its direct deps (a static library's own
+    deps on the link line): those edges are not the owner's own, they become IMPLICIT."""
+    seen: set[str] = set()
+    stack = [c for d in direct[owner] for c in direct.get(d, ())]
+    while stack:
+        x = stack.pop()
+        if x not in seen:
+            seen.add(x)
+            stack.extend(direct.get(x, ()))
+    return seen
+
+
 def load(path: Path, builder: GraphBuilder) -> None:
     """Read `ninja -t graph` output into `builder` (model in the module docstring)."""
     edges, unlabeled = read_edges(path)
@@ -246,24 +260,29 @@ def load(path: Path, builder: GraphBuilder) -> None:
         producer = m.producer.get(p)
         if producer is not None and producer.rule != "phony":
             builder.add_artifact(p, label)
+    direct: dict[str, set[str]] = {}
+    order: dict[str, set[str]] = {}
     for e in edges:
         edge_owner = m.label_of_edge.get(id(e))
         if edge_owner is None:
             continue
-        i = builder.intern(edge_owner)
-        direct: set[str] = set()
+        mine = direct.setdefault(edge_owner, set())
         for p in e.inputs:
             dep = m.provider(p)
             if dep is not None and dep != edge_owner:
-                direct.add(dep)
-        order: set[str] = set()
+                mine.add(dep)
+        later = order.setdefault(edge_owner, set())
         for p in e.order_only:
             dep = m.provider(p)
-            if dep is not None and dep != edge_owner and dep not in direct:
-                order.add(dep)
-        for dep in sorted(direct):
-            builder.add_edge(i, builder.intern(dep), EdgeKind.UNTYPED)
-        for dep in sorted(order):
+            if dep is not None and dep != edge_owner:
+                later.add(dep)
+    for owner in sorted(direct):
+        i = builder.intern(owner)
+        implied = _reached_through_others(owner, direct)
+        for dep in sorted(direct[owner]):
+            kind = EdgeKind.IMPLICIT if dep in implied else EdgeKind.UNTYPED
+            builder.add_edge(i, builder.intern(dep), kind)
+        for dep in sorted(order[owner] - direct[owner]):
             builder.add_edge(i, builder.intern(dep), EdgeKind.ORDER_ONLY)
     builder.notes.append(
         "ninja graph: targets are link/archive outputs and bare-named phony groups; "

@@ -136,3 +136,12 @@ def test_bad_input(tmp_path: Path, content: bytes, expected: str) -> None:
     with pytest.raises(InputError, match=expected) as exc:
         load_graph([p], "bazel-graph")
     assert "\n" not in str(exc.value)
+
+
+def test_gzipped_graph(tmp_path: Path) -> None:
+    import gzip
+
+    p = tmp_path / "query.graph.dot.gz"
+    p.write_bytes(gzip.compress((DATA / "query.graph.dot").read_bytes()))
+    assert detect(p, "graph").name == "bazel-graph"
+    assert load_graph([p]).labels == load_graph([DATA / "query.graph.dot"]).labels
