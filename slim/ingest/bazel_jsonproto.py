@@ -221,13 +221,22 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
     edges: list[tuple[list[str], EdgeKind]] = []
     bound: set[str] | None = None
     for a in r.attribute:
+        values = a.string_list_value
+        if (
+            not values
+            and a.string_value is None
+            and a.int_value is None
+            and a.boolean_value is None
+            and _simple(a)
+        ):
+            continue  # an attribute without a value: most of Bazel's output
         name = a.name
         typ = a.type
         if typ in LABEL_TYPES or typ == "SELECTOR_LIST":
             kind = _kind(name)
             if kind is None:
                 continue
-            labels = a.string_list_value if _simple(a) else _attr_labels(a)
+            labels = values if _simple(a) else _attr_labels(a)
             if not labels:
                 continue
             if kind is EdgeKind.IMPLICIT and r.rule_input:
@@ -238,10 +247,10 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
                 srcs.extend(normalize_label(x, pkg) for x in labels)
             edges.append((labels, kind))
         elif name == "tags":
-            tags.extend(a.string_list_value)
+            tags.extend(values)
         elif name in KEPT_STRING_LISTS:
-            if a.string_list_value:
-                attrs[name] = tuple(a.string_list_value)
+            if values:
+                attrs[name] = tuple(values)
         elif name in KEPT_BOOLEANS:
             if typ == "BOOLEAN":
                 val = a.boolean_value
