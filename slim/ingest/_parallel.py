@@ -107,6 +107,7 @@ def _run_range(path: Path, start: int, end: int, handler: BatchHandler) -> Graph
                 exc.path, exc.expected, exc.found, line=exc.line + _count_newlines(path, start)
             )
         raise exc from None
+    b.flush()
     return b
 
 

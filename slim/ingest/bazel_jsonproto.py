@@ -30,10 +30,10 @@ LABEL_TYPES = frozenset(
         "LABEL_LIST_DICT",
     }
 )
+DICT_TYPES = frozenset({"LABEL_DICT_UNARY", "LABEL_KEYED_STRING_DICT", "LABEL_LIST_DICT"})
 KEPT_STRING_LISTS = frozenset({"tags", "imports", "linkopts", "includes", "copts"})
 KEPT_BOOLEANS = frozenset({"testonly", "alwayslink", "linkstatic", "linkshared"})
 KEPT_STRINGS = frozenset({"base_module", "main", "strip_import_prefix", "import_prefix"})
-BATCH_LINES = 4096
 
 
 class SelectorEntry(msgspec.Struct, rename="camel"):
@@ -193,16 +193,6 @@ def _kind(name: str) -> EdgeKind | None:
     return kind
 
 
-def _simple(a: Attribute) -> bool:
-    return (
-        a.string_value is None
-        and a.selector_list is None
-        and not a.label_list_dict_value
-        and not a.label_dict_unary_value
-        and not a.label_keyed_string_dict_value
-    )
-
-
 def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None:
     """One rule: typed edges from its label attributes, metadata from the few we keep.
 
@@ -222,37 +212,41 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
     bound: set[str] | None = None
     for a in r.attribute:
         values = a.string_list_value
-        if (
-            not values
-            and a.string_value is None
+        typ = a.type
+        if values:
+            if typ == "LABEL_LIST":
+                kind = _kind(a.name)
+                if kind is None:
+                    continue
+                labels = values
+            elif typ == "STRING_LIST":
+                name = a.name
+                if name == "tags":
+                    tags.extend(values)
+                elif name in KEPT_STRING_LISTS:
+                    attrs[name] = tuple(values)
+                continue
+            else:
+                kind = _kind(a.name) if typ in LABEL_TYPES else None
+                if kind is None:
+                    continue
+                labels = _attr_labels(a)
+        elif (
+            a.string_value is None
             and a.int_value is None
             and a.boolean_value is None
-            and _simple(a)
+            and a.selector_list is None
+            and typ not in DICT_TYPES
         ):
             continue  # an attribute without a value: most of Bazel's output
-        name = a.name
-        typ = a.type
-        if typ in LABEL_TYPES or typ == "SELECTOR_LIST":
-            kind = _kind(name)
+        elif typ in LABEL_TYPES or typ == "SELECTOR_LIST":
+            kind = _kind(a.name)
             if kind is None:
                 continue
-            labels = values if _simple(a) else _attr_labels(a)
-            if not labels:
-                continue
-            if kind is EdgeKind.IMPLICIT and r.rule_input:
-                if bound is None:
-                    bound = set(r.rule_input)
-                labels = [x for x in labels if x in bound]
-            elif kind is EdgeKind.SRCS:
-                srcs.extend(normalize_label(x, pkg) for x in labels)
-            edges.append((labels, kind))
-        elif name == "tags":
-            tags.extend(values)
-        elif name in KEPT_STRING_LISTS:
-            if values:
-                attrs[name] = tuple(values)
-        elif name in KEPT_BOOLEANS:
-            if typ == "BOOLEAN":
+            labels = _attr_labels(a)
+        else:
+            name = a.name
+            if name in KEPT_BOOLEANS and typ == "BOOLEAN":
                 val = a.boolean_value
                 if val is None and a.int_value is not None:
                     val = bool(a.int_value)
@@ -260,8 +254,18 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
                     val = a.string_value in ("true", "1")
                 if val:
                     attrs[name] = True
-        elif name in KEPT_STRINGS and a.string_value:
-            attrs[name] = a.string_value
+            elif name in KEPT_STRINGS and a.string_value:
+                attrs[name] = a.string_value
+            continue
+        if not labels:
+            continue
+        if kind is EdgeKind.IMPLICIT and r.rule_input:
+            if bound is None:
+                bound = set(r.rule_input)
+            labels = [x for x in labels if x in bound]
+        elif kind is EdgeKind.SRCS:
+            srcs.extend(normalize_label(x, pkg) for x in labels)
+        edges.append((labels, kind))
     if r.rule_input:
         if not edges:
             edges.append((r.rule_input, EdgeKind.IMPLICIT if r.attribute else EdgeKind.UNTYPED))
@@ -281,31 +285,16 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
     if configuration:
         b.add_configuration(i, configuration)
     for labels, kind in edges:
-        b.add_edges(i, b.intern_raw(labels, pkg), kind)
+        b.add_label_edges(i, labels, kind, pkg)
 
 
-_TARGET_LIST = msgspec.json.Decoder(list[Target])
 _TARGET = msgspec.json.Decoder(Target)
 
 
-def _decode_batch(lines: list[tuple[int, bytes]], path: str) -> list[Target]:
-    try:
-        return _TARGET_LIST.decode(b"[" + b",".join(raw for _, raw in lines) + b"]")
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        pass
-    out = []
-    for lineno, raw in lines:
-        try:
-            out.append(_TARGET.decode(raw))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise InputError(
-                path, f"a JSON Target object ({exc})", describe_found(raw), line=lineno
-            ) from None
-    return out
-
-
 def _streamed_batch(b: GraphBuilder, first: int, lines: list[bytes], name: str) -> None:
-    batch: list[tuple[int, bytes]] = []
+    """Decode and add each line at once: per-line decoding keeps the working set in cache
+    (a joined batch decodes 2x slower)."""
+    decode = _TARGET.decode
     for k, raw in enumerate(lines):
         if not raw.startswith(b"{"):
             stripped = raw.strip()
@@ -313,12 +302,12 @@ def _streamed_batch(b: GraphBuilder, first: int, lines: list[bytes], name: str) 
                 continue
             if not stripped.startswith(b"{"):
                 raise InputError(name, "a JSON Target object", describe_found(raw), line=first + k)
-        batch.append((first + k, raw))
-        if len(batch) >= BATCH_LINES:
-            for t in _decode_batch(batch, name):
-                add_target(b, t)
-            batch = []
-    for t in _decode_batch(batch, name):
+        try:
+            t = decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise InputError(
+                name, f"a JSON Target object ({exc})", describe_found(raw), line=first + k
+            ) from None
         add_target(b, t)
 
 

@@ -202,6 +202,8 @@ class GraphBuilder:
     _src: array[int] = field(default_factory=lambda: array("i"))
     _dst: array[int] = field(default_factory=lambda: array("i"))
     _ekind: array[int] = field(default_factory=lambda: array("b"))
+    _pending_labels: list[str] = field(default_factory=list)
+    _pending: list[tuple[int, int, int, str]] = field(default_factory=list)
     _edge_locations: dict[tuple[int, int], Location] = field(default_factory=dict)
     _files: set[int] = field(default_factory=set)
     _generated_by: dict[int, int] = field(default_factory=dict)
@@ -240,13 +242,12 @@ class GraphBuilder:
         Canonical spellings, by far the most common, cost one dict lookup; any other
         spelling is normalized once and remembered as an alias.
         """
-        get = self._ids.get
-        out = [get(lab, -1) for lab in labels]
-        if -1 not in out:
-            return out
+        out: list[int | None] = list(map(self._ids.get, labels))
+        if None not in out:
+            return out  # type: ignore[return-value]
         aliases = self._aliases
         for pos, i in enumerate(out):
-            if i >= 0:
+            if i is not None:
                 continue
             raw = labels[pos]
             hit = aliases.get(raw)
@@ -259,7 +260,7 @@ class GraphBuilder:
                     if canonical != raw:
                         aliases[raw] = hit
             out[pos] = hit
-        return out
+        return out  # type: ignore[return-value]
 
     def add_target(
         self,
@@ -308,6 +309,37 @@ class GraphBuilder:
         if location is not None:
             self._edge_locations.setdefault((target, dep), location)
 
+    def add_label_edges(
+        self, target: int, labels: Sequence[str], kind: EdgeKind, package: str
+    ) -> None:
+        """Edges to labels as printed (see `intern_raw`), interned in bulk at the next flush:
+        one C-level pass over many rules' labels instead of a call per rule."""
+        self._pending_labels.extend(labels)
+        self._pending.append((target, len(labels), int(kind), package))
+        if len(self._pending_labels) >= 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        """Intern queued labels and append their edges."""
+        if not self._pending:
+            return
+        labels, pending = self._pending_labels, self._pending
+        self._pending_labels, self._pending = [], []
+        out: list[int | None] = list(map(self._ids.get, labels))
+        if None in out:
+            pos = 0
+            for _target, count, _kind, package in pending:
+                for k in range(pos, pos + count):
+                    if out[k] is None:
+                        out[k] = self.intern_raw([labels[k]], package)[0]
+                pos += count
+        targets = np.fromiter((p[0] for p in pending), dtype=np.int32, count=len(pending))
+        counts = np.fromiter((p[1] for p in pending), dtype=np.int64, count=len(pending))
+        kinds = np.fromiter((p[2] for p in pending), dtype=np.int8, count=len(pending))
+        self._src.frombytes(np.repeat(targets, counts).tobytes())
+        self._dst.frombytes(np.asarray(out, dtype=np.int32).tobytes())
+        self._ekind.frombytes(np.repeat(kinds, counts).tobytes())
+
     def add_edges(self, target: int, deps: Iterable[int], kind: EdgeKind) -> None:
         deps_arr = array("i", deps)
         self._src.extend(array("i", [target]) * len(deps_arr))
@@ -332,6 +364,8 @@ class GraphBuilder:
 
     def merge(self, other: GraphBuilder) -> None:
         """Add everything `other` (built independently, e.g. in a worker) describes."""
+        self.flush()
+        other.flush()
         ids = np.array(self.intern_many(other._labels), dtype=np.int64)
         kinds = self._kinds
         for j, kind in enumerate(other._kinds):
@@ -367,6 +401,7 @@ class GraphBuilder:
 
     def build(self) -> BuildGraph:
         """Fold file nodes into their owners, drop duplicate edges and freeze."""
+        self.flush()
         n_all = len(self._labels)
         src = np.frombuffer(self._src, dtype=np.int32) if self._src else np.zeros(0, np.int32)
         dst = np.frombuffer(self._dst, dtype=np.int32) if self._dst else np.zeros(0, np.int32)
