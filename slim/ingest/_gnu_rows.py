@@ -22,6 +22,10 @@ for _i, _c in enumerate(b"ABCDEF"):
     _HEX[_c] = 10 + _i
 _SIZE_WIDTH = 11
 _NAME_COL = 16
+#: Sections that take no memory in the program (kept in the file, not loaded).
+UNALLOCATED = (".comment", ".debug", ".note.GNU-stack", ".gnu.attributes", ".stab", ".zdebug")
+_UNALLOCATED_B = tuple(p.encode() for p in UNALLOCATED)
+_PREFIX_W = max(len(p) for p in _UNALLOCATED_B)
 
 SECTION_RE = re.compile(
     rb"\n ([^ *\n][^ \n]*)(?:\n {16}| +)(?:0x)?([0-9a-fA-F]+) +(?:0x)?([0-9a-fA-F]+) ([^\n]+)"
@@ -37,6 +41,7 @@ class Rows:
     sizes: list[int] = field(default_factory=list)
     files: list[bytes] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
+    unallocated: list[bool] = field(default_factory=list)
 
     def extend(self, other: Rows) -> None:
         self.names += other.names
@@ -44,6 +49,7 @@ class Rows:
         self.sizes += other.sizes
         self.files += other.files
         self.lines += other.lines
+        self.unallocated += other.unallocated
 
 
 def regex_rows(data: bytes, start: int, end: int, nl: np.ndarray, base: int) -> Rows:
@@ -59,6 +65,7 @@ def regex_rows(data: bytes, start: int, end: int, nl: np.ndarray, base: int) -> 
         pos.append(m.start())
     if pos:
         out.lines = (np.searchsorted(nl, np.array(pos), side="right") + base).tolist()
+    out.unallocated = [n.startswith(_UNALLOCATED_B) for n in out.names]
     return out
 
 
@@ -85,83 +92,84 @@ def fixed_rows(data: bytes, start: int, end: int, nl: np.ndarray, base: int) -> 
     """Rows of data[start:end] by columns; None when the segment needs the regex reader.
 
     `nl` holds every newline position of `data` (data[0] is a newline); line k of the
-    chunk starts at nl[k-1] + 1 and is numbered base + k.
+    chunk starts at nl[k-1] + 1 and is numbered base + k. A row is a line starting with
+    one space and a name (the regex's anchor): every such line must decode as a row.
     """
     arr = np.frombuffer(data, dtype=np.uint8)
+    top = len(arr) - 1
     lo, hi = (int(x) for x in np.searchsorted(nl, [start, end]))
-    if hi - lo < 1:
-        return Rows()
     k = np.arange(lo, min(hi, len(nl) - 1))
+    if not len(k):
+        return Rows()
     s = nl[k] + 1
     e = nl[k + 1]
     length = e - s
-    n_all = len(arr)
-
-    def at(pos: np.ndarray, col: int) -> np.ndarray:
-        p = pos + col
-        out = np.zeros(len(p), dtype=np.uint8)
-        ok = p < n_all
-        out[ok] = arr[p[ok]]
-        return out
-
-    numbers = (at(s, _NAME_COL) == 48) & (at(s, _NAME_COL + 1) == 120) & (length > _NAME_COL + 3)
+    c0 = arr[np.minimum(s, top)]
+    c1 = arr[np.minimum(s + 1, top)]
+    named = (c0 == 32) & (c1 != 32) & (c1 != 42) & (c1 != 10) & (length > 1)
+    longer = np.flatnonzero(length > _NAME_COL + 3)
+    sl = s[longer]
+    numbers = np.zeros(len(k), dtype=bool)
+    numbers[longer] = (arr[sl + _NAME_COL] == 48) & (arr[sl + _NAME_COL + 1] == 120)
     if not numbers.any():
-        return Rows() if not SECTION_RE.search(data, start, end) else None
+        return Rows() if not named.any() else None
     first = int(np.flatnonzero(numbers)[0])
-    line0 = data[s[first] : e[first]]
-    sp = line0.find(b" ", _NAME_COL)
+    sp = data.find(b" ", int(s[first]) + _NAME_COL, int(e[first]))
     if sp < 0:
         return None
-    addr_w = sp - _NAME_COL
+    addr_w = sp - int(s[first]) - _NAME_COL
     file_col = _NAME_COL + addr_w + _SIZE_WIDTH + 1
-    cand = (
-        numbers
-        & (length > file_col)
-        & (at(s, _NAME_COL + addr_w) == 32)
-        & (at(s, file_col - 1) == 32)
-        & (at(s, file_col) != 32)
-        & (_HEX[at(s, file_col - 2)] < 16)
+    ci = np.flatnonzero(numbers & (length > file_col))
+    sc = s[ci]
+    ok = (
+        (arr[sc + _NAME_COL + addr_w] == 32)
+        & (arr[sc + file_col - 1] == 32)
+        & (arr[sc + file_col] != 32)
+        & (_HEX[arr[sc + file_col - 2]] < 16)
     )
-    c0, c1 = at(s, 0), at(s, 1)
-    single = cand & (c0 == 32) & (c1 != 32) & (c1 != 42)
-    blank16 = np.ones(len(s), dtype=bool)
-    for col in range(_NAME_COL):
-        blank16 &= at(s, col) == 32
-    prev_ok = np.zeros(len(s), dtype=bool)
-    prev_ok[1:] = (c0[:-1] == 32) & (c1[:-1] != 32) & (c1[:-1] != 42) & ~numbers[:-1]
-    wrapped = cand & blank16 & prev_ok
-    rows = single | wrapped
-    idx = np.flatnonzero(rows)
+    ci, sc = ci[ok], sc[ok]
+    # One row-wise copy of each candidate's first `file_col` bytes; fields are columns.
+    windows = np.lib.stride_tricks.sliding_window_view(arr, file_col)
+    block = windows[sc]
+    single = named[ci]
+    blank16 = (block[:, :_NAME_COL] == 32).all(axis=1)
+    prev = np.maximum(ci - 1, 0)
+    wrapped = blank16 & (ci > 0) & named[prev] & ~numbers[prev]
+    keep = single | wrapped
+    idx, rs, is_wrapped = ci[keep], sc[keep], wrapped[keep]
+    if len(idx) != int(named.sum()):
+        return None
     if not len(idx):
-        return Rows() if not SECTION_RE.search(data, start, end) else None
-    rs = s[idx]
+        return Rows()
+    block = block[keep]
     grid = np.arange(addr_w - 2)
-    addr_chars = arr[rs[:, None] + _NAME_COL + 2 + grid[None, :]]
-    addr_v = _HEX[addr_chars]
+    addr_v = _HEX[block[:, _NAME_COL + 2 : _NAME_COL + addr_w]]
     if (addr_v >= 16).any():
         return None
     shifts = (4 * (addr_w - 3 - grid)).astype(np.uint64)
     addrs = np.bitwise_or.reduce(addr_v.astype(np.uint64) << shifts[None, :], axis=1)
-    size_chars = arr[rs[:, None] + _NAME_COL + addr_w + np.arange(_SIZE_WIDTH)[None, :]]
-    sizes, ok = _hex_value(size_chars)
-    if not ok.all():
+    size_chars = block[:, _NAME_COL + addr_w : _NAME_COL + addr_w + _SIZE_WIDTH]
+    sizes, valid = _hex_value(size_chars)
+    if not valid.all():
         return None
     # Names: single rows end at the first space after column 1; wrapped rows take the
     # whole previous line.
-    is_wrapped = wrapped[idx]
-    name_lo = np.where(is_wrapped, s[np.maximum(idx - 1, 0)] + 1, rs + 1)
-    head = arr[rs[:, None] + 1 + np.arange(_NAME_COL - 1)[None, :]]
-    first_sp = np.where((head == 32).any(axis=1), (head == 32).argmax(axis=1), _NAME_COL - 1)
-    name_hi = np.where(is_wrapped, e[np.maximum(idx - 1, 0)], rs + 1 + first_sp)
+    pi = np.maximum(idx - 1, 0)
+    head = block[:, 1:_NAME_COL] == 32
+    first_sp = np.where(head.any(axis=1), head.argmax(axis=1), _NAME_COL - 1)
+    name_lo = np.where(is_wrapped, s[pi] + 1, rs + 1)
+    name_hi = np.where(is_wrapped, e[pi], rs + 1 + first_sp)
     out = Rows()
     out.names = [data[a:b] for a, b in zip(name_lo.tolist(), name_hi.tolist(), strict=True)]
     out.files = [data[a:b] for a, b in zip((rs + file_col).tolist(), e[idx].tolist(), strict=True)]
     out.addrs = addrs.tolist()
     out.sizes = sizes.tolist()
     out.lines = (np.where(is_wrapped, k[idx] - 1, k[idx]) + base + 1).tolist()
-    # Cross-check cheaply: every row the regex sees starts with `\n ` + a name char, so
-    # the fixed reader must not have found fewer rows than such line starts allow.
-    expected = int(((c0 == 32) & (c1 != 32) & (c1 != 42) & (c1 != 10) & (length > 1)).sum())
-    if len(idx) != expected:
-        return None
+    lead = np.lib.stride_tricks.sliding_window_view(arr, _PREFIX_W)[
+        np.minimum(name_lo, len(arr) - _PREFIX_W)
+    ]
+    unalloc = np.zeros(len(idx), dtype=bool)
+    for p in _UNALLOCATED_B:
+        unalloc |= (lead[:, : len(p)] == np.frombuffer(p, dtype=np.uint8)).all(axis=1)
+    out.unallocated = unalloc.tolist()
     return out

@@ -7,50 +7,120 @@ Maps reach hundreds of MB; readers scan newline-aligned chunks with compiled reg
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import mmap
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import DEFAULT_LIMITS, Limits, open_input
-from slim.model.native import InputSection, LinkInput, PulledBy, split_input
+from slim.ingest._gnu_rows import UNALLOCATED
+from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC, Limits, open_input
+from slim.model.native import InputSection, LinkInput, PulledBy, SectionList, split_input
 
 CHUNK_BYTES = 8 * 1024 * 1024
 
 
 def iter_chunks(
-    path: Path, limits: Limits = DEFAULT_LIMITS, size: int = CHUNK_BYTES
+    path: Path, limits: Limits = DEFAULT_LIMITS, size: int | None = None
 ) -> Iterator[tuple[int, bytes]]:
-    """(1-based number of the chunk's first line, chunk) with every chunk ending at `\\n`.
+    """(number of the chunk's first line, chunk): each chunk starts with the newline that
+    ends the previous line (a made-up one for the first) and ends at a newline.
 
-    `\\r\\n` is folded to `\\n`. The last chunk gets a final newline if the file lacks one.
+    `\r\n` is folded to `\n`; a missing final newline is added. Plain files are sliced
+    from an mmap (one copy per chunk); compressed ones are streamed.
     """
+    size = size or CHUNK_BYTES
+    try:
+        with path.open("rb") as probe:
+            plain = probe.read(2) != GZIP_MAGIC and path.stat().st_size > 0
+    except OSError:
+        plain = False  # open_input reports it as an InputError
+    if not plain:
+        yield from _stream_chunks(path, limits, size)
+        return
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        yield from _mapped_chunks(mm, path, limits, size)
+
+
+def _mapped_chunks(
+    mm: mmap.mmap, path: Path, limits: Limits, size: int
+) -> Iterator[tuple[int, bytes]]:
+    cap = limits.max_line_bytes
+    n = len(mm)
+    lineno = 1
+    pos = 0  # the next chunk's first line starts here; mm[pos - 1] is a newline
+    while pos < n:
+        end = min(pos + size, n)
+        last = mm.rfind(b"\n", pos, end)
+        while last < 0 and end < n:
+            if end - pos > cap:
+                raise InputError(
+                    str(path), f"a line of at most {cap} bytes", "a longer line", line=lineno
+                )
+            end = min(end + size, n)
+            last = mm.rfind(b"\n", pos, end)
+        if end == n:
+            data = mm[pos:n]
+            if not data.endswith(b"\n"):
+                if n - (last + 1 if last >= 0 else pos) > cap:
+                    line = lineno + data.count(b"\n")
+                    raise InputError(
+                        str(path), f"a line of at most {cap} bytes", "a longer line", line=line
+                    )
+                data += b"\n"
+            chunk = b"\n" + data
+        else:
+            cut = _cut_mm(mm, pos, last)
+            chunk = b"\n" + mm[pos : cut + 1] if pos == 0 else mm[pos - 1 : cut + 1]
+            end = cut + 1
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n")
+        yield lineno, chunk
+        lineno += chunk.count(b"\n") - 1
+        pos = end if end < n else n
+
+
+def _cut_mm(mm: mmap.mmap, pos: int, last: int) -> int:
+    """`_cut` on an mmap window [pos, last]: hold back the last line and continuations."""
+    cut = last
+    for _ in range(256):
+        prev = mm.rfind(b"\n", pos, cut)
+        if prev < 0:
+            return last
+        if cut != last and mm[cut + 1 : cut + 17] != _CONTINUATION:
+            return cut
+        cut = prev
+    return last
+
+
+def _stream_chunks(path: Path, limits: Limits, size: int) -> Iterator[tuple[int, bytes]]:
     cap = limits.max_line_bytes
     lineno = 1
-    pending = b""
+    pending = b"\n"
     with open_input(path, limits) as f:
         while True:
             block = f.read(size)
             if not block:
                 break
-            data = pending + block if pending else block
+            data = pending + block
             last = data.rfind(b"\n")
             if len(data) - (last + 1) > cap:
-                line = lineno + data.count(b"\n", 0, last + 1)
+                line = lineno + data.count(b"\n", 1, last + 1)
                 raise InputError(
                     str(path), f"a line of at most {cap} bytes", "a longer line", line=line
                 )
-            if last < 0:
+            cut = _cut(data, last)
+            if cut <= 0:
                 pending = data
                 continue
-            cut = _cut(data, last)
-            chunk, pending = data[: cut + 1], data[cut + 1 :]
+            chunk, pending = data[: cut + 1], data[cut:]
             if b"\r" in chunk:
                 chunk = chunk.replace(b"\r\n", b"\n")
             yield lineno, chunk
-            lineno += chunk.count(b"\n")
-    if pending:
-        yield lineno, pending.replace(b"\r\n", b"\n") + b"\n"
+            lineno += chunk.count(b"\n") - 1
+    if len(pending) > 1:
+        tail = pending.replace(b"\r\n", b"\n")
+        yield lineno, tail if tail.endswith(b"\n") else tail + b"\n"
 
 
 _CONTINUATION = b" " * 16
@@ -97,9 +167,6 @@ def split_file_section(text: str) -> tuple[str, str]:
     return text[:cut], text[cut + 2 : -1]
 
 
-UNALLOCATED = (".comment", ".debug", ".note.GNU-stack", ".gnu.attributes", ".stab", ".zdebug")
-
-
 def is_unallocated(section: str) -> bool:
     """Sections that occupy no memory in the loaded program (metadata, debug info)."""
     return section.startswith(UNALLOCATED)
@@ -114,6 +181,8 @@ class _Tally:
     kept_bytes: int = 0
     discarded_bytes: int = 0
     summed: bool = False
+    lazy_kept: SectionList | None = None
+    lazy_discarded: SectionList | None = None
 
 
 @dataclass
@@ -142,19 +211,16 @@ class InputTally:
     def add(
         self,
         file: str,
-        kept: list[InputSection],
-        discarded: list[InputSection],
-        kept_bytes: int,
-        discarded_bytes: int,
+        kept: SectionList | None,
+        discarded: SectionList | None,
+        sums: tuple[int, int],
+        first: int,
     ) -> None:
-        """Sections of `file` with their byte totals already summed (kept: loaded ones)."""
-        first = min(x[0].line for x in (kept, discarded) if x)
+        """Lazily built sections of `file`, their byte totals and first line (bfd/gold)."""
         t = self._get(file, first)
-        t.kept_bytes += kept_bytes
-        t.discarded_bytes += discarded_bytes
+        t.kept_bytes, t.discarded_bytes = sums
         t.summed = True
-        t.kept.extend(kept)
-        t.discarded.extend(discarded)
+        t.lazy_kept, t.lazy_discarded = kept, discarded
         t.linked = True
         t.line = min(t.line, first) if t.line else first
 
@@ -170,8 +236,8 @@ class InputTally:
         for file in sorted(self.files):
             t = self.files[file]
             archive, member = split_input(file)
-            kept = tuple(t.kept)
-            disc = tuple(t.discarded)
+            kept: Sequence[InputSection] = t.lazy_kept or tuple(t.kept)
+            disc: Sequence[InputSection] = t.lazy_discarded or tuple(t.discarded)
             out.append(
                 LinkInput(
                     file=file,

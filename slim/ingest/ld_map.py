@@ -12,20 +12,26 @@ import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from slim.errors import InputError, describe_found
 from slim.ingest._gnu_rows import Rows, fixed_rows, regex_rows
 from slim.ingest._io import DEFAULT_LIMITS, Limits
 from slim.ingest._mapcommon import (
-    UNALLOCATED,
     InputTally,
     check_text,
     decode,
     iter_chunks,
     whole_archive_members,
 )
-from slim.model.native import CrossRef, InputSection, LinkMap, PulledBy, split_input
+from slim.model.native import (
+    CrossRef,
+    InputSection,
+    LinkMap,
+    PulledBy,
+    SectionList,
+    split_input,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,7 +110,7 @@ class _GnuMapParser:
         self._discard_rows = Rows()
         self.fast = True
         self._known: set[bytes] | None = None
-        self._by_file: dict[str, tuple[list[InputSection], list[InputSection], list[int]]] = {}
+        self._by_file: dict[str, list[Any]] = {}
 
     def file(self, raw: bytes, line: int) -> str:
         s = self.files.get(raw)
@@ -116,9 +122,9 @@ class _GnuMapParser:
         first = True
         for lineno, chunk in iter_chunks(self.path, self.limits):
             if first:
-                check_text(self.path, chunk[:8192])
+                check_text(self.path, chunk[1:8193])
                 first = False
-            self.chunk(b"\n" + chunk, lineno - 1)
+            self.chunk(chunk, lineno - 1)
         self._cref_flush()
         if not self.headings:
             raise InputError(
@@ -233,46 +239,66 @@ class _GnuMapParser:
         self._sections(data, start, end, self._discard_rows)
 
     def _memmap(self, data: bytes, start: int, end: int, base: int) -> None:
+        import numpy as np
+
         self._sections(data, start, end, self._kept_rows)
-        for m in _LOAD_RE.finditer(data, start, end):
-            line = int(self._newline_index(data).searchsorted(m.start(), side="right")) + self._base
-            self.loaded.setdefault(self.file(m.group(1), line), line)
-        if not self.output:
-            o = _OUTPUT_RE.search(data, start, end)
-            if o is not None:
-                text = self.file(o.group(1), 0)
-                self.output = text.rsplit(" ", 1)[0] if " " in text else text
+        # `LOAD x` and `OUTPUT(x fmt)` start in column 0 with L/O: only those lines are read.
+        nl = self._newline_index(data)
+        lo, hi = (int(x) for x in np.searchsorted(nl, [start, end]))
+        starts = nl[lo : max(lo, min(hi, len(nl) - 1))] + 1
+        first = np.frombuffer(data, dtype=np.uint8)[np.minimum(starts, len(data) - 1)]
+        for k in np.flatnonzero((first == 76) | (first == 79)).tolist():
+            a = int(starts[k])
+            line_text = data[a - 1 : data.find(b"\n", a)]
+            line = lo + k + 1 + self._base
+            m = _LOAD_RE.match(line_text)
+            if m is not None:
+                self.loaded.setdefault(self.file(m.group(1), line), line)
+            elif not self.output:
+                o = _OUTPUT_RE.match(line_text)
+                if o is not None:
+                    text = self.file(o.group(1), line)
+                    self.output = text.rsplit(" ", 1)[0] if " " in text else text
 
     def _build_sections(self, rows: Rows, kept: bool) -> None:
-        """Group rows by file with numpy (stable, so map order is kept within a file)."""
+        """Group rows by file with numpy (stable: map order within a file); the section
+        tuples themselves are built only when somebody reads them (`SectionList`)."""
         import numpy as np
 
         if not rows.names:
             return
-        get = self.files.get
-        fstr = [get(r) for r in rows.files]
-        for i, f in enumerate(fstr):
-            if f is None:
-                fstr[i] = self.file(rows.files[i], rows.lines[i])
-        names = [n.decode("utf-8", "replace") for n in rows.names]
-        make = partial(tuple.__new__, InputSection)  # NamedTuple._make is a Python frame
-        secs = list(map(make, zip(names, rows.addrs, rows.sizes, fstr, rows.lines, strict=False)))
+        # Rows of one file come in runs (link order): look files up once per run.
+        fb = rows.files
+        n = len(fb)
+        heads = [0, *(i for i in range(1, n) if fb[i] != fb[i - 1])]
         idmap: dict[str, int] = {}
-        ids = np.array([idmap.setdefault(f, len(idmap)) for f in fstr], dtype=np.int64)
+        run_ids = []
+        for i in heads:
+            f = self.files.get(fb[i])
+            if f is None:
+                f = self.file(fb[i], rows.lines[i])
+            run_ids.append(idmap.setdefault(f, len(idmap)))
+        counts = np.diff(np.array([*heads, n], dtype=np.int64)).astype(np.int64)
+        ids = np.repeat(np.array(run_ids, dtype=np.int64), counts)
+        rows.files = []
         sizes = np.array(rows.sizes, dtype=np.float64)
         if kept:
-            sizes *= np.array([not n.startswith(UNALLOCATED) for n in names], dtype=np.float64)
+            sizes[np.array(rows.unallocated, dtype=bool)] = 0
         totals = np.bincount(ids, weights=sizes, minlength=len(idmap)).astype(np.int64).tolist()
         order = np.argsort(ids, kind="stable")
         bounds = np.searchsorted(ids[order], np.arange(len(idmap) + 1)).tolist()
-        ordered = [secs[i] for i in order.tolist()]
+        order_l = order.tolist()
         slot_i = 0 if kept else 1
         for f, i in idmap.items():
+            idx = order_l[bounds[i] : bounds[i + 1]]
+            lazy = SectionList(partial(_materialize, rows, idx, f), len(idx))
+            first = rows.lines[idx[0]]
             slot = self._by_file.get(f)
             if slot is None:
-                slot = self._by_file[f] = ([], [], [0, 0])
-            slot[slot_i].extend(ordered[bounds[i] : bounds[i + 1]])
+                slot = self._by_file[f] = [None, None, [0, 0], first]
+            slot[slot_i] = lazy
             slot[2][slot_i] += totals[i]
+            slot[3] = min(slot[3], first)
 
     # -- cross reference table -----------------------------------------------------------
     def _cref_flush(self) -> None:
@@ -363,8 +389,8 @@ class _GnuMapParser:
         self._build_sections(self._discard_rows, False)
         self._kept_rows, self._discard_rows = Rows(), Rows()
         tally = self.tally
-        for f, (kept, disc, sums) in self._by_file.items():
-            tally.add(f, kept, disc, sums[0], sums[1])
+        for f, (kept, disc, sums, first) in self._by_file.items():
+            tally.add(f, kept, disc, (sums[0], sums[1]), first)
         inputs = tally.build()
         gc_names = (".text.", ".data.", ".rodata.", ".bss.")
         has_gc = any(s.name.startswith(gc_names) for i in inputs for s in i.discarded) or (
@@ -388,6 +414,15 @@ class _GnuMapParser:
             xref=tuple(self.xref),
             notes=tuple(notes),
         )
+
+
+def _materialize(rows: Rows, idx: list[int], file: str) -> tuple[InputSection, ...]:
+    names, addrs, sizes, lines = rows.names, rows.addrs, rows.sizes, rows.lines
+    new = tuple.__new__
+    return tuple(
+        new(InputSection, (names[i].decode("utf-8", "replace"), addrs[i], sizes[i], file, lines[i]))
+        for i in idx
+    )
 
 
 def parse(path: Path, flavour: str, limits: Limits = DEFAULT_LIMITS) -> LinkMap:

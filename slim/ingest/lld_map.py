@@ -64,11 +64,10 @@ class ColumnMap:
         first = True
         for lineno, chunk in iter_chunks(self.path, self.limits):
             if first:
-                check_text(self.path, chunk[:8192])
-                nl = chunk.find(b"\n")
-                self.header(chunk[:nl])
+                check_text(self.path, chunk[1:8193])
+                self.header(chunk[1 : chunk.find(b"\n", 1)])
                 first = False
-            self.chunk(b"\n" + chunk, lineno - 1)
+            self.chunk(chunk, lineno - 1)
         if first:
             raise InputError(str(self.path), f"an {self.flavour} map", "an empty file", line=1)
         self.cref._cref_flush()
