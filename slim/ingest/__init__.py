@@ -371,4 +371,9 @@ def load_evidence(path: Path, evidence: str, fmt: str | None = None) -> tuple[Fo
     facts = f.load(path)
     if not isinstance(facts, list):
         facts = [facts]
+    if f.name == "elf":
+        # One binary, two readers: symbols (elf) and CUDA device code (fatbin, never raises).
+        from slim.ingest.fatbin import device_code_of
+
+        facts = [*facts, *device_code_of(path)]
     return f, facts

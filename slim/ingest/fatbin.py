@@ -15,7 +15,7 @@ import mmap
 import re
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from slim.errors import InputError
@@ -121,15 +121,20 @@ class _Budget:
     """Decompressed bytes left for one file (a cap on time, not only memory)."""
 
     left: int
-    used: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 # -- ELF ------------------------------------------------------------------------------------
 def read_elf(
-    buf: bytes | mmap.mmap | memoryview, base: int = 0, size: int | None = None
+    buf: bytes | mmap.mmap | memoryview,
+    base: int = 0,
+    size: int | None = None,
+    *,
+    names: bool = True,
 ) -> ElfView:
-    """Parse the ELF header and section headers of the image at `base` (bounds-checked)."""
+    """Parse the ELF header and section headers of the image at `base` (bounds-checked).
+
+    `names=False` leaves section names empty (a cubin has three sections per kernel).
+    """
     end = len(buf) if size is None else base + size
     if end - base < 52 or bytes(buf[base : base + 4]) != ELF_MAGIC:
         raise _BadError(
@@ -172,14 +177,14 @@ def read_elf(
     if base + shoff + shnum * shdr.size > end:
         raise _BadError(base + shoff, f"{shnum} section headers inside the file", "the end of file")
     raws = [shdr.unpack_from(buf, base + shoff + i * shdr.size) for i in range(shnum)]
-    names = b""
-    if 0 < shstrndx < shnum:
+    table = b""
+    if names and 0 < shstrndx < shnum:
         s = raws[shstrndx]
         if base + s[4] + s[5] > end:
             raise _BadError(
                 base + shoff, "a section name table inside the file", f"{s[4]:#x}+{s[5]}"
             )
-        names = bytes(buf[base + s[4] : base + s[4] + s[5]])
+        table = bytes(buf[base + s[4] : base + s[4] + s[5]])
     sections = []
     for i, (nm, typ, flags, addr, off, sz, link, _info, _al, entsize) in enumerate(raws):
         if typ != SHT_NOBITS and i and base + off + sz > end:
@@ -188,7 +193,8 @@ def read_elf(
                 "a section inside the file",
                 f"section {i} at {off:#x} size {sz:#x} past the end ({end - base:#x})",
             )
-        sections.append(Section(_cstr(names, nm), typ, flags, base + off, sz, addr, link, entsize))
+        name = _cstr(table, nm) if names else ""
+        sections.append(Section(name, typ, flags, base + off, sz, addr, link, entsize))
     return ElfView(base, end - base, is64, e, machine, etype, eflags, abi_version, tuple(sections))
 
 
@@ -421,8 +427,13 @@ def _image_cap(entry: FatbinEntry, limits: FatbinLimits) -> int:
 
 
 def cubin_kernels(image: bytes, where: int = 0) -> tuple[Kernel, ...]:
-    """Kernels of a cubin: `FUNC` symbols with STO_CUDA_ENTRY, else `.nv.info.<name>`."""
-    view = read_elf(image)
+    """Kernels of a cubin: `FUNC` symbols with STO_CUDA_ENTRY; without a symbol table,
+    the `.nv.info.<name>` sections (device functions of `-rdc` cubins have those too)."""
+    try:
+        view = read_elf(image, names=False)
+    except _BadError as bad:
+        found = f"{bad.found} (at byte {bad.offset} of the image)"
+        raise _BadError(where, f"a cubin: {bad.expected}", found) from None
     if view.machine != EM_CUDA:
         raise _BadError(where, f"a cubin (e_machine {EM_CUDA})", f"e_machine {view.machine}")
     out: dict[str, Kernel] = {}
@@ -447,7 +458,8 @@ def cubin_kernels(image: bytes, where: int = 0) -> tuple[Kernel, ...]:
             if info & 0xF == STT_FUNC and other & STO_CUDA_ENTRY:
                 name = _cstr(strtab, name_at)
                 out[name] = Kernel(name, size, "symtab")
-    if not out:
+    if not any(sec.type == SHT_SYMTAB for sec in view.sections):
+        view = read_elf(image)
         for sec in view.sections:
             if sec.name.startswith(".nv.info.") and len(sec.name) > 9:
                 name = sec.name[9:]
@@ -470,7 +482,7 @@ def entry_kernels(
     if entry.kind_code == KIND_ELF:
         return cubin_kernels(image, entry.offset + entry.header_size)
     if entry.kind_code == KIND_PTX:
-        return ptx_kernels(image.rstrip(b"\0"))
+        return ptx_kernels(image)
     return ()
 
 
@@ -480,8 +492,14 @@ def _with_kernels(
     budget: _Budget,
     limits: FatbinLimits,
 ) -> FatbinContainer:
+    """The container with its kernels read: from every cubin, and from PTX only when the
+    container has no cubin (PTX is the biggest image and names the same kernels)."""
     entries = []
+    has_cubin = any(e.is_cubin for e in c.entries)
     for e in c.entries:
+        if e.is_ptx and has_cubin:
+            entries.append(e)
+            continue
         cost = e.image_bytes
         if cost <= _image_cap(e, limits):
             if cost > budget.left:
@@ -523,15 +541,17 @@ def _host_names(buf: bytes | mmap.mmap | memoryview, view: ElfView) -> tuple[lis
         if sec.name not in (".strtab", ".dynstr"):
             continue
         table = bytes(buf[sec.offset : sec.offset + sec.size])
-        for needle, into in ((b"__device_stub__", stubs), *((r, reg) for r in _REGISTRATION)):
+        for needle in (b"__device_stub__", *_REGISTRATION):
             at = table.find(needle)
             while at >= 0:
                 lo = table.rfind(b"\0", 0, at) + 1
                 hi = table.find(b"\0", at)
                 hi = len(table) if hi < 0 else hi
                 name = table[lo:hi].decode("utf-8", "replace")
-                if (_STUB if into is stubs else _REGISTRATION_NAME).match(name):
-                    into.add(name)
+                if _STUB.match(name):
+                    stubs.add(name)
+                elif _REGISTRATION_NAME.match(name):
+                    reg.add(name)
                 at = table.find(needle, hi)
     return sorted(stubs), sorted(reg)
 
@@ -561,6 +581,7 @@ def device_code_of_elf(
     *,
     kernels: bool = True,
     digests: bool = True,
+    host: bool = True,
     limits: FatbinLimits = DEFAULT_LIMITS,
     budget: _Budget | None = None,
 ) -> DeviceCode:
@@ -585,7 +606,7 @@ def device_code_of_elf(
         elif sec.name in MODULE_ID_SECTIONS and sec.type != SHT_NOBITS:
             raw = bytes(buf[sec.offset : sec.offset + min(sec.size, 1 << 20)])
             module_ids.extend(s.decode("utf-8", "replace") for s in raw.split(b"\0") if s)
-    stubs, reg = _host_names(buf, view)
+    stubs, reg = _host_names(buf, view) if host else ([], [])
     for c in containers:
         errors.extend(f"{c.section}: {e.error}" for e in c.entries if e.error)
     where = f"{path}({member})" if member else path
@@ -711,13 +732,16 @@ def read_device_code(
     *,
     kernels: bool = True,
     digests: bool = True,
+    host: bool = True,
     limits: FatbinLimits = DEFAULT_LIMITS,
 ) -> list[DeviceCode]:
     """Device code of a file: one `DeviceCode` per ELF image (an archive gives one per member).
 
     A file that is not ELF, an archive, a fatbin or a cubin, or whose ELF/archive structure
     is broken, raises `InputError` with the byte offset. A corrupt fatbin inside a sound
-    ELF file is recorded in `DeviceCode.errors` instead.
+    ELF file is recorded in `DeviceCode.errors` instead. `kernels=False`, `digests=False`,
+    `host=False` skip the cubins' symbol tables, the container hashes (for attribution) and
+    the host-side stub names: what remains is the header walk that `cuobjdump -lelf` does.
     """
     p = Path(path)
     name = p.as_posix()
@@ -731,7 +755,7 @@ def read_device_code(
         except ValueError:
             mm = b""
         try:
-            return _read(mm, name, kernels, digests, limits)
+            return _read(mm, name, kernels, digests, host, limits)
         except _BadError as bad:
             raise InputError(name, bad.expected, bad.found, offset=bad.offset) from None
         finally:
@@ -740,11 +764,20 @@ def read_device_code(
 
 
 def _read(
-    buf: mmap.mmap | bytes, name: str, kernels: bool, digests: bool, limits: FatbinLimits
+    buf: mmap.mmap | bytes,
+    name: str,
+    kernels: bool,
+    digests: bool,
+    host: bool,
+    limits: FatbinLimits,
 ) -> list[DeviceCode]:
     head = bytes(buf[:8])
     if head[:4] == ELF_MAGIC:
-        return [device_code_of_elf(buf, name, kernels=kernels, digests=digests, limits=limits)]
+        return [
+            device_code_of_elf(
+                buf, name, kernels=kernels, digests=digests, host=host, limits=limits
+            )
+        ]
     if len(head) >= 4 and struct.unpack_from("<I", head)[0] == FATBIN_MAGIC:
         return [_fatbin_file(buf, name, kernels, limits)]
     if head == THIN_AR_MAGIC:
@@ -764,6 +797,7 @@ def _read(
                     size,
                     kernels=kernels,
                     digests=digests,
+                    host=host,
                     limits=limits,
                     budget=budget,
                 )
@@ -798,6 +832,14 @@ def load(path: Path) -> list[object]:
     return list(read_device_code(path))
 
 
-def device_code_of(path: str | Path) -> list[DeviceCode]:
-    """For the ELF reader: device code of an executable, library, object or archive."""
-    return read_device_code(path)
+def device_code_of(path: str | Path) -> list[object]:
+    """For the ELF reader: device code of an executable, library, object or archive.
+
+    Never raises: a file the ELF reader accepted but whose device code cannot be read
+    gives one `DeviceCode` whose `errors` say why, so the rest is still analyzed.
+    """
+    try:
+        return list(read_device_code(path))
+    except InputError as exc:
+        name = Path(path).as_posix()
+        return [DeviceCode(name, "", (), errors=(f"device code could not be read: {exc}",))]

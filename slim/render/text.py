@@ -13,6 +13,7 @@ def _finding_lines(f: Finding) -> list[str]:
     flag = "removable" if f.removable else "keep"
     head = f"  {f.code} {f.name}  {edge}  [{f.verdict}, {f.confidence.value}, {flag}]"
     lines = [head, f"      {f.message}"]
+    lines.extend(_device_code_table(f))
     if f.location is not None:
         lines.append(f"      declared at {f.location}")
     for e in f.evidence:
@@ -31,6 +32,28 @@ def _finding_lines(f: Finding) -> list[str]:
     if f.fix is not None:
         lines.append(f"      fix: {f.fix.command}")
     return lines
+
+
+def _device_code_table(f: Finding) -> list[str]:
+    """Per-architecture and per-target device-code bytes of GPU findings (SLIM003/005)."""
+    if f.code not in ("SLIM003", "SLIM005"):
+        return []
+    status = {k: str(v) for k, v in f.data if k.startswith("arch_status[")}
+    rows = sorted(
+        (
+            (k[6:-1], int(v), status.get(f"arch_status[{k[6:-1]}]", ""))
+            for k, v in f.data
+            if k.startswith("bytes[")
+        ),
+        key=lambda r: (int("0" + "".join(c for c in r[0] if c.isdigit())), r[0][:1] == "c"),
+    )
+    rows += [(k[13:-1], int(v), "target") for k, v in f.data if k.startswith("target_bytes[")]
+    if not rows:
+        return []
+    width = max(len("arch"), *(len(r[0]) for r in rows))
+    out = [f"      {'arch':<{width}}  {'bytes':>10}  status"]
+    out += [f"      {n:<{width}}  {b:>10,}  {st}".rstrip() for n, b, st in rows]
+    return out
 
 
 def render(report: Report, out: TextIO) -> None:
@@ -64,6 +87,15 @@ def render(report: Report, out: TextIO) -> None:
         for p in report.proposals:
             lines.append(f"  {p.target}: remove {', '.join(p.remove)}")
             lines.extend(f"    {c}" for c in p.commands)
+    if report.suppressed:
+        lines.append("")
+        lines.append(f"suppressed: {len(report.suppressed)} (kept on purpose)")
+        for f in report.suppressed:
+            why = dict(f.data)
+            lines.append(
+                f"  {f.code} {f.target} -> {f.dep}: {why.get('suppression_reason', '')} "
+                f"({why.get('suppressed_by', '')})"
+            )
     for n in report.notes:
         lines.append(f"note: {n}")
     out.write("\n".join(lines) + "\n")

@@ -1,0 +1,440 @@
+"""SLIM003/SLIM005 on real nvcc output: committed samples and the sample monorepo."""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzers.gpu_kernels import (
+    SPEC,
+    GpuKernels,
+    attribute,
+    cpu_only,
+    cpu_variant,
+    entry_edges,
+)
+from slim.engine import analyze
+from slim.ingest import load_evidence
+from slim.ingest.fatbin import read_device_code, read_elf
+from slim.model.context import AnalysisContext, Options
+from slim.model.facts import Facts, InputFile
+from slim.model.findings import Finding
+from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder
+
+REPO = Path(__file__).parent.parent.parent
+CUDA = REPO / "tests" / "data" / "cuda"
+MONO = REPO / "sample_graphs" / "monorepo"
+EXPORTS = MONO / "exports"
+APP = CUDA / "app.fatbin-sections.elf"
+LIBKERN = CUDA / "libkern.a"
+KERNELS = ("add_one_kernel", "void slim::scale_kernel<float>(float*, float, int)")
+
+
+def _graph(*, tags: tuple[str, ...] = ("cpu-only",), variant: bool = True) -> BuildGraph:
+    """//app:app -> //app:runner -> //kern:kern (nvcc) [+ //kern:kern_cpu sharing kern.h]."""
+    b = GraphBuilder()
+    app = b.add_target("//app:app", "cc_binary", srcs=["//app:main.cc"], tags=tags)
+    runner = b.add_target("//app:runner", "cc_library", srcs=["//app:runner.cc"])
+    base = b.add_target("//base:base", "cc_library", srcs=["//base:base.cc"])
+    kern = b.add_target("//kern:kern", "cc_library", srcs=["//kern:kern.cu", "//kern:kern.h"])
+    if variant:
+        b.add_target("//kern:kern_cpu", "cc_library", srcs=["//kern:kern_cpu.cc", "//kern:kern.h"])
+    b.add_edge(app, runner, EdgeKind.DEPS)
+    b.add_edge(app, base, EdgeKind.DEPS)
+    b.add_edge(runner, kern, EdgeKind.DEPS)
+    b.add_edge(runner, base, EdgeKind.DEPS)
+    b.add_artifact(LIBKERN.as_posix(), "//kern:kern")
+    return b.build()
+
+
+def _facts(*paths: Path) -> Facts:
+    facts = Facts()
+    for p in paths:
+        facts.extend(read_device_code(p))
+        facts.inputs.append(InputFile("binary", p.as_posix(), "elf"))
+    return facts
+
+
+def _run(graph: BuildGraph, facts: Facts, options: Options | None = None) -> list[Finding]:
+    root = graph.lookup("//app:app")
+    assert root is not None
+    ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=options or Options())
+    return sorted(GpuKernels().analyze(ctx), key=lambda f: f.sort_key)
+
+
+def _data(f: Finding) -> dict[str, str | int | float | bool]:
+    return dict(f.data)
+
+
+def test_spec() -> None:
+    assert SPEC.codes == ("SLIM003", "SLIM005", "SLIM930")
+    assert SPEC.requires == frozenset({"binary"})
+
+
+def test_kernels_in_cpu_binary_are_charged_to_the_archive_member_target() -> None:
+    findings = _run(_graph(), _facts(APP, LIBKERN))
+    edge = [f for f in findings if f.dep]
+    (f,) = edge
+    assert (f.code, f.target, f.dep, f.root) == (
+        "SLIM003",
+        "//app:runner",
+        "//kern:kern",
+        "//app:app",
+    )
+    d = _data(f)
+    assert d["kernels"] == "; ".join(KERNELS)
+    assert d["kernel_count"] == 2
+    assert d["archs"] == "sm_80,sm_90,compute_90"
+    assert d["bytes"] == 0x2D68
+    assert d["bytes[sm_80]"] == 0x40 + 0x13E8
+    assert d["bytes[sm_90]"] == 0x40 + 0x16D8
+    assert d["bytes[compute_90]"] == 0x50 + 0x1C8
+    assert d["target_bytes[//kern:kern]"] == 0x2D68
+    assert d["path[//kern:kern]"] == "//app:app -> //app:runner -> //kern:kern"
+    assert d["cut"] == "//app:runner -> //kern:kern"
+    assert d["cpu_only_reason"] == "tag 'cpu-only' on //app:app"
+    assert d["attribution"] == "identical bytes"
+    assert d["cpu_variant"] == "//kern:kern_cpu"
+    assert f.removable
+    assert f.confidence.value == "high"
+    assert f.fix is not None
+    assert f.fix.command == "buildozer 'replace deps //kern:kern //kern:kern_cpu' //app:runner"
+    assert f.fix.safe, "the variant shares kern.h"
+    assert any("libkern.a(kern.o) holds a byte-identical fatbin" in e.detail for e in f.evidence)
+    assert any(e.offset == 0x8E9D0 - 0x8E9D0 + 0x9D0 + 0x1A08 for e in f.evidence)
+
+
+def test_unattributed_containers_are_reported_not_dropped() -> None:
+    findings = _run(_graph(), _facts(APP, LIBKERN))
+    (wide,) = [f for f in findings if not f.dep]
+    assert wide.code == "SLIM003"
+    assert "which linked input contributed it is unknown" in wide.message
+    assert _data(wide)["bytes"] == 0xC60 + 0xDA8
+    assert _data(wide)["candidates"] == "//kern:kern"
+    assert not wide.removable
+
+
+def test_without_archives_nothing_is_attributed() -> None:
+    findings = _run(_graph(), _facts(APP))
+    (f,) = findings
+    assert not f.dep
+    assert _data(f)["kernel_count"] == 2
+    assert "--linkmap" in f.message
+
+
+def test_no_variant_means_cut_is_not_safe() -> None:
+    (f,) = [f for f in _run(_graph(variant=False), _facts(APP, LIBKERN)) if f.dep]
+    assert not f.removable
+    assert f.fix is not None
+    assert f.fix.command == "buildozer 'remove deps //kern:kern' //app:runner"
+    assert not f.fix.safe
+    assert "no CPU variant found" in f.message
+
+
+def test_gpu_binary_with_kernels_is_not_a_finding() -> None:
+    assert _run(_graph(tags=()), _facts(APP, LIBKERN)) == []
+
+
+def test_cpu_only_sources() -> None:
+    g = _graph(tags=("no-gpu",))
+    root = g.lookup("//app:app")
+    assert root is not None
+    ctx = AnalysisContext(g, root, Facts())
+    assert cpu_only(ctx) == (True, "tag 'no-gpu' on //app:app")
+    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only_tags=("server",)))
+    assert cpu_only(ctx) == (False, "")
+    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only=True, cpu_only_reason="cpu_only in x"))
+    assert cpu_only(ctx) == (True, "cpu_only in x")
+    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only=False))
+    assert cpu_only(ctx)[0] is False
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cpu_only=True))
+    assert {_data(f)["cpu_only_reason"] for f in findings} == {"--cpu-only on the command line"}
+
+
+def test_first_edge_into_gpu_subgraph() -> None:
+    b = GraphBuilder()
+    r = b.add_target("//r:r", "cc_binary")
+    a = b.add_target("//a:a", "cc_library")
+    w = b.add_target("//gpu:wrap", "cc_library", tags=["gpu"])
+    c = b.add_target("//gpu:kern", "cc_library")
+    x = b.add_target("//x:x", "cc_library")
+    b.add_edge(r, a, EdgeKind.DEPS)
+    b.add_edge(a, w, EdgeKind.DEPS)
+    b.add_edge(w, c, EdgeKind.DEPS)
+    b.add_edge(r, x, EdgeKind.DEPS)
+    b.add_edge(x, c, EdgeKind.DEPS)
+    b.add_edge(r, w, EdgeKind.DATA)
+    g = b.build()
+    edges = entry_edges(g, r, {c})
+    assert [(g.labels[u], g.labels[v]) for u, v in edges] == [
+        ("//a:a", "//gpu:wrap"),
+        ("//x:x", "//gpu:kern"),
+    ]
+
+
+def test_cpu_variant_by_name_without_shared_header() -> None:
+    b = GraphBuilder()
+    k = b.add_target("//k:cuda_ops", "cc_library", srcs=["//k:ops.cu"])
+    b.add_target("//k:cpu_ops", "cc_library", srcs=["//k:ops.cc"])
+    b.add_target("//k:unrelated", "cc_library", srcs=["//k:u.cc"])
+    b.add_target("//other:cpu_ops", "cc_library", srcs=["//other:ops.cc"])
+    g = b.build()
+    hit = cpu_variant(g, k, {k})
+    assert hit is not None
+    assert (g.labels[hit[0]], hit[1]) == ("//k:cpu_ops", False)
+
+
+# -- SLIM005 -------------------------------------------------------------------------------
+def test_unused_arch_with_ptx_kept_for_forward_compatibility() -> None:
+    g = _graph(tags=())
+    findings = _run(g, _facts(APP, LIBKERN), Options(cuda_archs=("sm_90",)))
+    by_target = {f.target: f for f in findings}
+    f = by_target["//kern:kern"]
+    assert (f.code, f.verdict) == ("SLIM005", "unused-arch")
+    d = _data(f)
+    assert d["gencode_drop"] == "-gencode arch=compute_80,code=sm_80"
+    assert d["unused_bytes"] == 0x40 + 0x13E8
+    assert d["arch_status[sm_80]"] == "unused"
+    assert d["arch_status[sm_90]"] == "deployed"
+    assert d["arch_status[compute_90]"] == "ptx: forward compatibility"
+    assert "PTX compute_90 kept for forward compatibility" in f.message
+    assert f.saving is not None
+    assert f.saving.bytes == 0x40 + 0x13E8
+
+
+def test_same_major_cubin_runs_on_newer_minor() -> None:
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_86", "sm_90")))
+    assert findings == []
+
+
+def test_deployed_arch_without_any_image() -> None:
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_75",)))
+    f = next(f for f in findings if f.target == "//kern:kern")
+    d = _data(f)
+    assert d["arch_status[sm_75]"] == "no image"
+    assert d["arch_status[sm_80]"] == "unused"
+    assert d["arch_status[sm_90]"] == "unused"
+    assert "no cubin or PTX in it can run on the deployed sm_75" in f.message
+
+
+def test_ptx_jit_for_a_newer_deployed_gpu() -> None:
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_100",)))
+    f = next(f for f in findings if f.target == "//kern:kern")
+    assert _data(f)["arch_status[compute_90]"] == "ptx: JIT for sm_100"
+
+
+# -- evidence problems ---------------------------------------------------------------------
+def test_corrupt_fatbin_is_reported_and_the_rest_analyzed(tmp_path: Path) -> None:
+    data = bytearray(APP.read_bytes())
+    (sec,) = [s for s in read_elf(bytes(data)).sections if s.name == ".nv_fatbin"]
+    third = sec.offset + 0x1A08
+    struct.pack_into("<Q", data, third + 0x10 + 0x38, 1 << 40)
+    struct.pack_into("<I", data, third + 0x10 + 0x10, 0x449)
+    struct.pack_into("<Q", data, third + 0x10 + 0x28, 0x8011)
+    bad = tmp_path / "app"
+    bad.write_bytes(bytes(data))
+    findings = _run(_graph(), _facts(bad, LIBKERN))
+    (unread,) = [f for f in findings if f.code == "SLIM930"]
+    assert "a decompression bomb?" in unread.message
+    assert unread.evidence[0].offset == third + 0x10 + 0x38
+    assert any(f.code == "SLIM003" for f in findings)
+
+
+def test_cpu_only_root_without_its_binary_says_not_checked() -> None:
+    findings = _run(_graph(), _facts(LIBKERN))
+    (f,) = findings
+    assert (f.code, f.verdict) == ("SLIM900", "not-checked")
+    assert "no executable or shared library of //app:app" in f.message
+
+
+def test_engine_reports_missing_binary_evidence() -> None:
+    g = _graph()
+    root = g.lookup("//app:app")
+    assert root is not None
+    rep = analyze(g, [root], Facts(), Options(), specs=[SPEC])
+    (f,) = rep.findings
+    assert f.code == "SLIM900"
+    assert "gpu-kernels" in f.message
+
+
+def test_attribution_is_none_for_foreign_containers() -> None:
+    g = _graph()
+    root = g.lookup("//app:app")
+    assert root is not None
+    facts = _facts(APP, LIBKERN)
+    (app,) = [d for d in facts.of(type(read_device_code(APP)[0])) if d.is_linked]
+    got = attribute(AnalysisContext(g, root, facts), app)
+    assert [a is None for a in got] == [True, True, False]
+
+
+# -- the sample monorepo -------------------------------------------------------------------
+def _mono_facts() -> Facts:
+    facts = _facts(EXPORTS / "bin" / "cpu_server", EXPORTS / "bin" / "gpu_trainer")
+    for m in ("cpu_server.bfd.map", "gpu_trainer.bfd.map"):
+        path = EXPORTS / "linkmaps" / m
+        fmt, loaded = load_evidence(path, "linkmap")
+        facts.extend(loaded)
+        facts.inputs.append(InputFile("linkmap", path.as_posix(), fmt.name))
+    return facts
+
+
+MONO_KERNELS = (
+    "kernels::add_bias_kernel(float*, int, float)",
+    "kernels::relu_kernel(float*, int)",
+    "void kernels::scale_kernel<double>(double*, int, double)",
+    "void kernels::scale_kernel<float>(float*, int, float)",
+)
+
+
+@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
+def test_monorepo_cpu_server_and_trainer() -> None:
+    from slim.ingest import load_graph
+
+    g = load_graph([EXPORTS / "bazel" / "query.pb"])
+    roots = [g.lookup("//serving:cpu_server"), g.lookup("//training:gpu_trainer")]
+    assert None not in roots
+    rep = analyze(g, roots, _mono_facts(), Options(), specs=[SPEC])  # type: ignore[arg-type]
+    (f,) = rep.findings
+    assert (f.code, f.root, f.target, f.dep) == (
+        "SLIM003",
+        "//serving:cpu_server",
+        "//serving:model_runner",
+        "//kernels:cuda_kernels",
+    )
+    d = _data(f)
+    assert d["kernels"] == "; ".join(MONO_KERNELS)
+    assert d["archs"] == "sm_80,sm_90,compute_90"
+    assert d["target_bytes[//kernels:cuda_kernels]"] == 19776
+    assert d["attribution"] == "linkmap"
+    assert d["inputs[//kernels:cuda_kernels]"] == "kernels/libcuda_kernels.a(cuda_kernels.cu.o)"
+    assert any(e.source.endswith("cpu_server.bfd.map") and e.line for e in f.evidence)
+    assert f.confidence.value == "high"
+
+
+def _slim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "slim", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.skipif(not (REPO / "slim.toml").is_file(), reason="no repo slim.toml")
+def test_repo_config_flags_the_server_not_the_trainer() -> None:
+    """Done-when: both roots in one run, each with its own per-target config."""
+    proc = _slim(
+        "report",
+        "//serving:cpu_server",
+        "//training:gpu_trainer",
+        "--select",
+        "SLIM003,SLIM005,SLIM930",
+        "--format",
+        "json",
+        "--no-cache",
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    findings = json.loads(proc.stdout)["findings"]
+    assert [(f["code"], f["root"], f["from"], f["to"]) for f in findings] == [
+        ("SLIM003", "//serving:cpu_server", "//serving:model_runner", "//kernels:cuda_kernels")
+    ]
+    data = findings[0]["data"]
+    assert data["kernels"] == "; ".join(MONO_KERNELS)
+    assert data["cpu_variant"] == "//kernels:cpu_kernels"
+
+
+@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
+def test_monorepo_report_text_end_to_end(tmp_path: Path) -> None:
+    config = tmp_path / "slim.toml"
+    config.write_text("", encoding="utf-8")
+    proc = _slim(
+        "report",
+        "//serving:cpu_server",
+        "//training:gpu_trainer",
+        "--graph",
+        "exports/bazel/query.pb",
+        "--binary",
+        "exports/bin/cpu_server",
+        "--binary",
+        "exports/bin/gpu_trainer",
+        "--linkmap",
+        "exports/linkmaps/cpu_server.bfd.map",
+        "--select",
+        "SLIM003,SLIM005,SLIM930",
+        "--no-cache",
+        "--config",
+        str(config),
+        cwd=MONO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert (
+        "SLIM003 gpu-kernels-in-cpu-binary  //serving:model_runner -> //kernels:cuda_kernels" in out
+    )
+    for k in MONO_KERNELS:
+        assert k in out
+    assert "sm_80" in out
+    assert "compute_90" in out
+    assert "19,776" in out
+    assert re.search(r"\n +sm_80 +8,872  in CPU-only binary\n", out)
+    assert re.search(r"\n +compute_90 +680  in CPU-only binary\n", out)
+    assert re.search(r"\n +//kernels:cuda_kernels +19,776  target\n", out)
+    assert "//training:gpu_trainer ->" not in out.split("findings:")[1]
+    assert "SLIM005" not in out
+
+
+def test_per_target_config_applies_to_its_root_only() -> None:
+    extra = {
+        "cpu_only[//other:x]": "true",
+        "cpu_only_reason[//other:x]": "cpu_only in slim.toml",
+        "cuda_archs[//app:app]": "sm_90",
+    }
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(extra=extra))
+    assert {f.code for f in findings} == {"SLIM005"}
+    extra["cpu_only[//app:app]"] = "true"
+    extra["cpu_only_reason[//app:app]"] = "cpu_only in slim.toml"
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(extra=extra))
+    assert {f.code for f in findings} == {"SLIM003"}
+    assert {_data(f)["cpu_only_reason"] for f in findings} == {"cpu_only in slim.toml"}
+    flag = Options(cuda_archs=("sm_80",), extra={**extra, "cuda_archs_from": "--cuda-archs"})
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), flag)
+    assert {f.code for f in findings} == {"SLIM003"}
+
+
+def test_gpu_specific_root_still_reports_its_kernels() -> None:
+    b = GraphBuilder()
+    app = b.add_target("//app:app", "cc_binary", srcs=["//app:main.cu"], tags=["cpu-only"])
+    kern = b.add_target("//kern:kern", "cc_library", srcs=["//kern:kern.cu"])
+    b.add_edge(app, kern, EdgeKind.DEPS)
+    b.add_artifact(LIBKERN.as_posix(), "//kern:kern")
+    findings = _run(b.build(), _facts(APP, LIBKERN))
+    charged = [f for f in findings if "charged to //kern:kern" in f.message]
+    assert len(charged) == 1
+    assert _data(charged[0])["target_bytes[//kern:kern]"] == 0x2D68
+    assert not charged[0].removable
+
+
+def test_rdc_device_link_image_is_charged_to_the_rdc_target() -> None:
+    b = GraphBuilder()
+    app = b.add_target("//app:app", "cc_binary", srcs=["//app:m.cc"], tags=["cpu-only"])
+    rdc = b.add_target("//rdc:rdc", "cc_library", srcs=["//rdc:extra.cu", "//rdc:extra2.cu"])
+    b.add_edge(app, rdc, EdgeKind.DEPS)
+    b.add_artifact((CUDA / "librdc.a").as_posix(), "//rdc:rdc")
+    rdc_app = CUDA / "app_rdc.fatbin-sections.elf"
+    findings = _run(b.build(), _facts(rdc_app, CUDA / "librdc.a"))
+    edge = [f for f in findings if f.dep]
+    (f,) = edge
+    assert (f.target, f.dep) == ("//app:app", "//rdc:rdc")
+    d = _data(f)
+    assert d["kernels"] == "rdc_kernel(int*)"
+    assert d["attribution"] == "device link,identical bytes"
+    assert d["target_bytes[//rdc:rdc]"] == 0x1438 + 0x408 + 0x310
+    assert any("device-link image" in e.detail for e in f.evidence)
+    # m.o's relocatable fatbin (no kernels) is not in librdc.a: it stays unattributed.
+    (wide,) = [f for f in findings if not f.dep]
+    assert _data(wide)["bytes"] == 0x208
