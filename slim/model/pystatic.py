@@ -1,33 +1,26 @@
-"""Static imports of Python sources (with `ast`: the code is never imported or run).
+"""Static imports of Python source bytes (with `ast`: the code is never imported or run).
 
-Each import gets its file:line and its context: top level, inside a function (lazy),
-under `try/except ImportError` (optional), under `if TYPE_CHECKING` (typing only), or
-an `importlib.import_module("literal")` / `__import__("literal")` call. A file that
-cannot be read or parsed yields a `SourceImports` with `error` set, never an exception,
-so one bad file makes its target's evidence incomplete instead of failing the run.
-Also here: the other file reads Python ownership needs (installed `*.dist-info`, sizes).
+Each import gets its line and its context: top level, inside a function (lazy), under
+`try/except ImportError` (optional), under `if TYPE_CHECKING` (typing only), or an
+`importlib.import_module("literal")` / `__import__("literal")` call. Bytes that cannot
+be decoded or parsed give a `SourceImports` with `error` set, never an exception, so one
+bad file makes its target's evidence incomplete instead of failing the run. Pure: the
+file reading (and the process pool) is in `analyzers/_python_workspace.py`.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import os
 import re
 import tokenize
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
 from slim.model.pytrace import SourceImports, StaticImport
 
-MAX_SOURCE_BYTES = 16 * 1024 * 1024
-MAX_RECORD_BYTES = 64 * 1024 * 1024
-PARALLEL_MIN_FILES = 256
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 # ast.TryStar (3.11+) has the fields of ast.Try
@@ -35,16 +28,6 @@ _TRY = cast("tuple[type[ast.Try], ...]", (ast.Try, getattr(ast, "TryStar", ast.T
 _DYNAMIC = re.compile(r"import_module|__import__")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRequest:
-    """One file to scan: where it is on disk, how to name it, its module name."""
-
-    file: str
-    path: str
-    module: str
-    is_package: bool = False
 
 
 def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
@@ -242,94 +225,3 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
     return SourceImports(path, module, imports, tuple(sorted(set(sc.unresolved))))
-
-
-def scan_file(req: SourceRequest) -> SourceImports:
-    try:
-        size = os.stat(req.file).st_size
-        if size > MAX_SOURCE_BYTES:
-            msg = f"expected a source file of at most {MAX_SOURCE_BYTES} bytes, found {size}"
-            return SourceImports(req.path, req.module, (), (), msg, None)
-        with open(req.file, "rb") as f:
-            data = f.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        msg = f"expected a readable source file, found {reason}"
-        return SourceImports(req.path, req.module, (), (), msg, None)
-    return scan_source(data, req.path, req.module, req.is_package)
-
-
-def _scan_chunk(reqs: list[SourceRequest]) -> list[SourceImports]:
-    return [scan_file(r) for r in reqs]
-
-
-def scan_files(reqs: Sequence[SourceRequest], workers: int | None = None) -> list[SourceImports]:
-    """Scan many files, over `workers` processes (default: up to 2) when there are many."""
-    if workers is None:
-        workers = min(2, os.cpu_count() or 1)
-    if workers <= 1 or len(reqs) < PARALLEL_MIN_FILES:
-        return _scan_chunk(list(reqs))
-    size = max(64, len(reqs) // (workers * 8))
-    chunks = [list(reqs[i : i + size]) for i in range(0, len(reqs), size)]
-    out: list[SourceImports] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(_scan_chunk, chunks):
-            out.extend(part)
-    return out
-
-
-# -- installed distributions -----------------------------------------------------------------
-
-
-def find_dist_infos(site_dirs: Iterable[Path]) -> dict[str, Path]:
-    """`*.dist-info` directories in the given site-packages dirs, by normalized dist name."""
-    from slim.model.pymodules import normalize_dist
-
-    out: dict[str, Path] = {}
-    for d in site_dirs:
-        try:
-            entries = sorted(os.listdir(d))
-        except OSError:
-            continue
-        for e in entries:
-            if e.endswith(".dist-info"):
-                dist = e[: -len(".dist-info")].split("-", 1)[0]
-                out.setdefault(normalize_dist(dist), Path(d) / e)
-    return out
-
-
-def read_dist_text(dist_info: Path, name: str) -> str | None:
-    """A metadata file of a dist-info dir (RECORD, top_level.txt, METADATA), None if absent."""
-    p = dist_info / name
-    try:
-        if p.stat().st_size > MAX_RECORD_BYTES:
-            raise InputError(str(p), f"at most {MAX_RECORD_BYTES} bytes", "a larger file")
-        return p.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InputError(str(p), "a readable file", exc.strerror or str(exc)) from None
-
-
-def site_packages_dirs(workspace: Path | None, extra: str = "") -> list[Path]:
-    """Where third-party dists may be installed: `extra` (os.pathsep-separated) and the
-    workspace's own `site-packages`, `.venv`/`venv` trees."""
-    out = [Path(p) for p in extra.split(os.pathsep) if p]
-    if workspace is not None:
-        cands = [workspace / "site-packages"]
-        for venv in (".venv", "venv"):
-            cands.extend(sorted((workspace / venv / "lib").glob("python*/site-packages")))
-        cands.extend(sorted(workspace.glob("third_party/*/site-packages")))
-        out.extend(c for c in cands if c.is_dir())
-    return out
-
-
-def file_sizes(root: Path, paths: Iterable[str]) -> dict[str, int]:
-    """Sizes of workspace-relative files that exist (missing ones are left out)."""
-    out: dict[str, int] = {}
-    for p in paths:
-        try:
-            out[p] = (root / p).stat().st_size
-        except OSError:
-            continue
-    return out

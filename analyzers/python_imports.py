@@ -1,0 +1,862 @@
+"""SLIM001 unused-python-dep: Python deps a binary's code never imports, from traces + sources.
+
+For every edge A -> B in a root's closure where B is a Python target, slim joins what A's
+sources import (statically, with the kind of each import) and what the runtime traces
+show loaded (with importers). Dead needs both silent and nothing else in the binary
+relying on the edge; imports that are lazy, optional or typing-only and never traced give
+`runtime-unused` (keep, downgrade). Unknown ownership or unreadable sources are findings
+(SLIM901/SLIM902), never silence; SLIM903 says how much of the package the traces touch.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from slim.model.context import AnalysisContext
+from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind
+from slim.model.pymodules import (
+    ModuleIndex,
+    PySource,
+    dist_candidates,
+    graph_sources,
+    is_python_kind,
+    is_third_party_label,
+    parse_record,
+    record_modules,
+    split_label,
+)
+from slim.model.pytrace import (
+    ImportTrace,
+    SourceImports,
+    StaticImport,
+    TracedModule,
+    merge_traces,
+    module_prefixes,
+)
+from slim.registry import AnalyzerSpec
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+NAME = "python-imports"
+UNUSED = Rule(
+    code="SLIM001",
+    name="unused-python-dep",
+    summary="A Python dependency the code never imports (dead) or imports only lazily.",
+    help=(
+        "For each edge A -> B to a Python target, slim looks for B's modules in A's sources "
+        "(static imports with their kind: top-level, lazy, optional, typing-only, importlib "
+        "literal) and in the runtime import traces. dead: neither shows it and nothing else "
+        "in the binary gets B through this edge (removable). runtime-unused: imported only "
+        "lazily, optionally or for typing and never traced: keep it, but consider a lazy "
+        "import, an optional extra or runtime_deps. Pass --trace and --workspace: with only "
+        "one of them the verdict is never 'dead, high'."
+    ),
+)
+OWNERSHIP = Rule(
+    code="SLIM901",
+    name="python-ownership-unknown",
+    summary="The Python modules a dependency provides could not be determined.",
+    help=(
+        "slim maps modules to targets from srcs (path, Bazel imports, Buck2 base_module) and "
+        "third-party requirements from installed *.dist-info RECORD files. Give the export "
+        "with srcs, or a site-packages dir (workspace site-packages/.venv) to check the edge."
+    ),
+)
+UNREADABLE = Rule(
+    code="SLIM902",
+    name="python-source-unreadable",
+    summary="Some Python sources of a target could not be read or parsed.",
+    help=(
+        "A syntax error, a non-UTF-8 byte without a coding declaration, or a missing file "
+        "makes the target's static imports incomplete: its edges are never marked dead."
+    ),
+)
+COVERAGE = Rule(
+    code="SLIM903",
+    name="python-trace-coverage",
+    summary="How much of a binary's packaged Python the given traces touch.",
+    help=(
+        "Packaged modules and bytes in the root's closure against those the traces loaded: "
+        "what a lazily fetched executable would need for the traced runs."
+    ),
+)
+MAX_LISTED = 6
+_CASCADE_LIMIT = 200_000
+_JUDGED = frozenset(CODE_KINDS - {EdgeKind.RUNTIME_DEPS})
+_HOW = {
+    "lazy": "lazily (inside a function)",
+    "optional": "optionally (under except ImportError)",
+    "typing-only": "for typing (under if TYPE_CHECKING)",
+    "importlib": "dynamically",
+    "top-level": "at top level",
+}
+
+
+def _short(items: Iterable[str], limit: int = MAX_LISTED) -> str:
+    xs = sorted(set(items))
+    head = ", ".join(xs[:limit])
+    return head + (f", … ({len(xs)} in all)" if len(xs) > limit else "")
+
+
+@dataclass
+class _Owned:
+    """What one Python target provides: its modules (with files and sizes) or why unknown."""
+
+    modules: set[str] = field(default_factory=set)
+    files: dict[str, int] = field(default_factory=dict)
+    module_bytes: dict[str, int] = field(default_factory=dict)
+    sources: tuple[PySource, ...] = ()
+    basis: str = ""
+    unknown: str = ""
+    guessed: bool = False
+
+
+# Module-level caches: the analyzer runs once per root over the same workspace.
+_SCAN_CACHE: dict[tuple[str, str, str], SourceImports] = {}
+_DIST_CACHE: dict[str, dict[str, Path]] = {}
+
+
+def _is_test(g: BuildGraph, i: int) -> bool:
+    """`Target.is_test` without building the Target (called for every Python target)."""
+    kind = g.kinds[i]
+    if kind.endswith("_test") or kind in ("test_suite", "python_test", "cxx_test"):
+        return True
+    return g.attrs.get(i, {}).get("testonly") is True
+
+
+class PythonImportsAnalyzer:
+    """One verdict per Python edge of the root's closure (see module docstring)."""
+
+    def analyze(self, ctx: AnalysisContext) -> Iterable[Finding]:
+        # Hundreds of thousands of small objects on top of a million-target graph: the
+        # cyclic GC would rescan the whole heap again and again (none of them form cycles).
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return list(_Run(ctx).findings())
+        finally:
+            if enabled:
+                gc.enable()
+
+
+class _Run:
+    def __init__(self, ctx: AnalysisContext) -> None:
+        self.ctx = ctx
+        self.g: BuildGraph = ctx.graph
+        self.root = ctx.root
+        self.root_label = ctx.root_label
+        self.closure = [int(i) for i in ctx.closure.tolist()]
+        self.in_closure = set(self.closure)
+        traces = ctx.facts.of(ImportTrace)
+        self.trace_files = tuple(sorted({t.path for t in traces}))
+        self.trace: ImportTrace | None = merge_traces(traces) if traces else None
+        self.traced: dict[str, TracedModule] = self.trace.by_name() if self.trace else {}
+        # `-X importtime` prints no row for a module loaded by importlib.import_module
+        self.importtime_only = bool(traces) and all(t.format == "python-importtime" for t in traces)
+        self.ws = ctx.options.workspace
+        kinds = self.g.kinds
+        py_kind = {k: is_python_kind(k) for k in {kinds[i] for i in self.closure}}
+        self.py = [
+            i
+            for i in self.closure
+            if py_kind[kinds[i]] or (not kinds[i] and is_third_party_label(self.g.labels[i]))
+        ]
+        self.owned: dict[int, _Owned] = {i: self._ownership(i) for i in self.py}
+        self.index = ModuleIndex.build((i, o.modules) for i, o in self.owned.items())
+        self.scans: dict[int, list[SourceImports]] = {}
+        self.static_ok: dict[int, str] = {}
+        if self.ws is not None:
+            self._scan_sources()
+        self._importers: dict[str, list[tuple[int, str, StaticImport]]] | None = None
+        self._provided: dict[int, tuple[set[str], set[int]]] = {}
+        self._tests: NDArray[np.bool_] | None = None
+        self._edges: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]] | None = None
+
+    # -- targets and ownership ---------------------------------------------------------
+    def _ownership(self, i: int) -> _Owned:
+        o = _Owned()
+        srcs = graph_sources(self.g, i)
+        if srcs:
+            o.sources = srcs
+            o.basis = "srcs"
+            for s in srcs:
+                o.modules.update(s.modules)
+            if self.ws is None:
+                return o
+            sizes = self._sizes([s.path for s in srcs])
+            for s in srcs:
+                if s.path in sizes:
+                    o.files[s.path] = sizes[s.path]
+                    o.module_bytes[s.module] = o.module_bytes.get(s.module, 0) + sizes[s.path]
+            return o
+        label = self.g.labels[i]
+        if is_third_party_label(label) or self.g.kinds[i] == "":
+            return self._third_party(i, o)
+        if self.g.srcs.get(i):
+            o.unknown = f"none of its {len(self.g.srcs[i])} srcs is an importable Python file"
+        return o
+
+    def _third_party(self, i: int, o: _Owned) -> _Owned:
+        from analyzers._python_workspace import find_dist_infos, read_dist_text, site_packages_dirs
+
+        label = self.g.labels[i]
+        key = str(self.ws)
+        dists = _DIST_CACHE.get(key)
+        if dists is None:
+            extra = self.ctx.options.extra.get("python_site_packages", "")
+            dists = find_dist_infos(site_packages_dirs(self.ws, extra))
+            _DIST_CACHE[key] = dists
+        cands = dist_candidates(label)
+        for c in cands:
+            info = dists.get(c)
+            if info is None:
+                continue
+            text = read_dist_text(info, "RECORD")
+            if text is None:
+                continue
+            rows = parse_record(text)
+            mods = record_modules(rows)
+            sizes = {p: s for p, s in rows if s is not None}
+            o.modules.update(mods)
+            for m, p in mods.items():
+                o.module_bytes[m] = sizes.get(p, 0)
+            o.files = {
+                p: s for p, s in sizes.items() if not p.startswith("../") and ".dist-info/" not in p
+            }
+            o.basis = f"{info.name}/RECORD"
+            return o
+        o.unknown = (
+            f"no installed distribution found for {label} (looked for "
+            f"{_short(cands)} in site-packages dirs)"
+        )
+        o.modules.update(c for c in cands if c.isidentifier())
+        o.guessed = True
+        return o
+
+    def _sizes(self, paths: list[str]) -> dict[str, int]:
+        if self.ws is None:
+            return {}
+        from analyzers._python_workspace import file_sizes
+
+        return file_sizes(self.ws, paths)
+
+    def provided(self, b: int) -> tuple[set[str], set[int]]:
+        """Modules B makes importable for its dependents (own, exported, or forwarded when
+        B has no sources of its own), and the targets among them whose modules are unknown."""
+        hit = self._provided.get(b)
+        if hit is not None:
+            return hit
+        self._provided[b] = (set(), set())
+        o = self.owned.get(b)
+        mods: set[str] = set()
+        unknown: set[int] = set()
+        if o is None:
+            return mods, unknown
+        if o.unknown:
+            unknown.add(b)
+        mods |= o.modules
+        forward = {e.dep for e in self.g.out_edges(b, frozenset({EdgeKind.EXPORTS}))}
+        if not o.sources and not o.unknown:
+            forward |= {e.dep for e in self.g.out_edges(b, CODE_KINDS)}
+        for d in sorted(forward):
+            if d in self.owned:
+                m, u = self.provided(d)
+                mods |= m
+                unknown |= u
+        self._provided[b] = (mods, unknown)
+        return mods, unknown
+
+    def _parents(self, a: int) -> set[str]:
+        """Parent packages of A's own modules: importing A runs their `__init__`."""
+        out: set[str] = set()
+        for s in self.owned[a].sources:
+            for m in s.modules:
+                out.update(p for p in module_prefixes(m) if p != m)
+        return out
+
+    # -- static imports ----------------------------------------------------------------
+    def _scan_sources(self) -> None:
+        from analyzers._python_workspace import SourceRequest, scan_files
+
+        assert self.ws is not None
+        ws = str(self.ws)
+        todo: list[tuple[int, SourceRequest]] = []
+        for i in self.py:
+            o = self.owned[i]
+            if not o.sources:
+                continue
+            py_srcs = [s for s in o.sources if s.path.endswith((".py", ".pyw"))]
+            if len(py_srcs) < len(o.sources) and not py_srcs:
+                self.static_ok[i] = "only native/stub modules: their imports are not visible"
+            self.scans[i] = []
+            for s in py_srcs:
+                req = SourceRequest(str(self.ws / s.path), s.path, s.module, s.is_package)
+                key = (ws, s.path, s.module)
+                cached = _SCAN_CACHE.get(key)
+                if cached is not None:
+                    self.scans[i].append(cached)
+                else:
+                    todo.append((i, req))
+        results = scan_files([r for _, r in todo])
+        for (i, req), res in zip(todo, results, strict=True):
+            _SCAN_CACHE[(ws, req.path, req.module)] = res
+            self.scans[i].append(res)
+        for i, scans in self.scans.items():
+            bad = [s for s in scans if s.error]
+            if bad and i not in self.static_ok:
+                self.static_ok[i] = f"{len(bad)} of {len(scans)} sources unreadable"
+
+    def has_static(self, a: int) -> bool:
+        return self.ws is not None and a in self.scans and a not in self.static_ok
+
+    def imports_of(self, a: int) -> Iterator[tuple[str, StaticImport]]:
+        for s in self.scans.get(a, ()):
+            for imp in s.imports:
+                yield s.path, imp
+
+    def matching(self, a: int, mods: set[str]) -> list[tuple[str, StaticImport]]:
+        out = []
+        for path, imp in self.imports_of(a):
+            if any(p in mods for c in imp.candidates() for p in module_prefixes(c)):
+                out.append((path, imp))
+        return out
+
+    def importers(self) -> dict[str, list[tuple[int, str, StaticImport]]]:
+        """Module (and every parent package) -> the static imports that load it."""
+        if self._importers is None:
+            idx: dict[str, list[tuple[int, str, StaticImport]]] = {}
+            for t in self.scans:
+                for path, imp in self.imports_of(t):
+                    for c in imp.candidates():
+                        for p in module_prefixes(c):
+                            idx.setdefault(p, []).append((t, path, imp))
+            self._importers = idx
+        return self._importers
+
+    # -- traces ------------------------------------------------------------------------
+    def trace_hits(self, mods: set[str]) -> list[TracedModule]:
+        if not self.traced:
+            return []
+        small, big = (mods, self.traced) if len(mods) < len(self.traced) else (self.traced, mods)
+        return [self.traced[m] for m in sorted(small) if m in big]
+
+    def importer_is(self, tm: TracedModule, a: int) -> bool:
+        mods = self.owned[a].modules if a in self.owned else set()
+        return any(i in mods or (i == "__main__" and a == self.root) for i in tm.importers)
+
+    # -- findings ----------------------------------------------------------------------
+    def findings(self) -> Iterator[Finding]:
+        yield from self._unreadable()
+        pairs = self._candidate_pairs()
+        fast = self._fast_used(pairs)
+        for a, b in pairs[~fast].tolist():
+            f = self._edge(a, b)
+            if f is not None:
+                yield f
+        if self.trace is not None and self.py:
+            yield self._coverage()
+
+    def _edge_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
+        """(target, dep, kind) of every edge between two Python targets of the closure."""
+        if self._edges is None:
+            self._edges = self._python_edges()
+        return self._edges
+
+    def _python_edges(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]]:
+        g = self.g
+        py = np.zeros(len(g), dtype=bool)
+        py[np.asarray(self.py, dtype=np.int64)] = True
+        m = py[g.edge_src] & py[g.edge_dst] & (g.edge_src != g.edge_dst)
+        return (
+            g.edge_src[m].astype(np.int64),
+            g.edge_dst[m].astype(np.int64),
+            g.edge_kind[m],
+        )
+
+    def _test_mask(self) -> NDArray[np.bool_]:
+        if self._tests is None:
+            self._tests = np.zeros(len(self.g), dtype=bool)
+            self._tests[[i for i in self.py if _is_test(self.g, i)]] = True
+        return self._tests
+
+    def _candidate_pairs(self) -> NDArray[np.int64]:
+        """Edges A -> B to judge, as an (n, 2) array: code edges (not runtime_deps, not data)
+        from a non-test Python target with sources to a non-test Python target."""
+        src, dst, kind = self._edge_arrays()
+        b_test = self._test_mask()
+        a_ok = np.zeros(len(self.g), dtype=bool)
+        a_ok[[i for i in self.py if self.owned[i].sources]] = True
+        a_ok &= ~b_test
+        keys = (src << 32) | dst
+        code = np.isin(kind, np.array([int(k) for k in _JUDGED], dtype=np.int8))
+        data = keys[kind == int(EdgeKind.DATA)]
+        sel = code & a_ok[src] & ~b_test[dst] & ~np.isin(keys, data)
+        uniq = np.unique(keys[sel])
+        return np.stack([uniq >> 32, uniq & 0xFFFFFFFF], axis=1)
+
+    def _fast_used(self, pairs: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Pairs certainly used (an eager static import, a parent package, the trace shows
+        A importing B, or, without A's sources, the trace shows B loaded): no finding."""
+        n = len(self.g)
+        if not len(pairs):
+            return np.zeros(0, dtype=bool)
+        a, b = pairs[:, 0], pairs[:, 1]
+        used_keys: list[int] = []
+        static = np.zeros(n, dtype=bool)
+        for t in sorted({int(x) for x in a.tolist()}):
+            if not self.has_static(t):
+                continue
+            static[t] = True
+            owners: set[int] = set()
+            for p in self._parents(t):
+                owners |= self.index.owners_of(p)
+            for _, imp in self.imports_of(t):
+                if imp.eager:
+                    for c in imp.candidates():
+                        for p in module_prefixes(c):
+                            owners |= self.index.owners_of(p)
+            used_keys.extend((t << 32) | o for o in owners)
+        traced = np.zeros(n, dtype=bool)
+        for tm in self.traced.values():
+            for o in self.index.owners_of(tm.name):
+                traced[o] = True
+                for who in tm.importers:
+                    for ia in self.index.owners_of(who):
+                        used_keys.append((ia << 32) | o)
+        keys = (a << 32) | b
+        by_pair = np.isin(keys, np.array(sorted(set(used_keys)), dtype=np.int64))
+        return by_pair | (~static[a] & traced[b])
+
+    def _unreadable(self) -> Iterator[Finding]:
+        for a, why in sorted(self.static_ok.items()):
+            ev = [
+                Evidence(s.path, s.error, line=s.error_line, analyzer=NAME)
+                for s in self.scans.get(a, ())
+                if s.error
+            ]
+            yield Finding(
+                code=UNREADABLE.code,
+                name=UNREADABLE.name,
+                target=self.g.labels[a],
+                dep="",
+                verdict="evidence-incomplete",
+                message=(
+                    f"static imports of {self.g.labels[a]} are incomplete ({why}): "
+                    "its Python deps are never marked dead"
+                ),
+                confidence=Confidence.HIGH,
+                removable=False,
+                root=self.root_label,
+                location=self.g.locations.get(a),
+                evidence=tuple(ev),
+            )
+
+    def _base(self, a: int, b: int, attribute: str, **kw: object) -> Finding:
+        return Finding(
+            target=self.g.labels[a],
+            dep=self.g.labels[b],
+            root=self.root_label,
+            attribute=attribute,
+            location=self.g.edge_location(a, b),
+            **kw,  # type: ignore[arg-type]
+        )
+
+    def _edge(self, a: int, b: int) -> Finding | None:
+        g = self.g
+        kinds = set(g.edge_kinds(a, b))
+        if EdgeKind.DATA in kinds or not kinds & CODE_KINDS:
+            return None  # data edges ship files read at run time: never proposed
+        code = [k for k in kinds if k in CODE_KINDS and k is not EdgeKind.RUNTIME_DEPS]
+        if not code:
+            return None  # runtime_deps is where never-imported deps belong
+        attribute = sorted(k.attribute for k in code)[0]
+        if g.target(b).is_test:
+            return None  # test-only targets are never proposed for removal here
+        exports = EdgeKind.EXPORTS in kinds
+        mods, unknown = self.provided(b)
+        lb = g.labels[b]
+        looked = Evidence(
+            "ownership",
+            f"modules of {lb} looked for: {_short(mods) or '(none)'}"
+            + (f" ({self.owned[b].basis})" if self.owned[b].basis else ""),
+            analyzer=NAME,
+        )
+        if (not mods or unknown) and not self.owned[b].guessed:
+            return self._ownership_unknown(a, b, attribute, unknown or {b}, looked)
+        if self._parents(a) & mods:
+            return None  # B provides a parent package of A's own modules
+        matches = self.matching(a, mods)
+        if self.importtime_only and any(i.dynamic for _, i in matches):
+            return None  # -X importtime has no rows for importlib-loaded modules
+        eager = [(p, i) for p, i in matches if i.eager]
+        hits = self.trace_hits(mods)
+        by_a = [t for t in hits if self.importer_is(t, a)]
+        if eager or by_a:
+            return None
+        soft = [(p, i) for p, i in matches if not i.eager]
+        if soft:
+            if hits:
+                return None
+            return self._runtime_unused(a, b, attribute, soft, looked)
+        if exports and (hits or any(m in self.importers() for m in mods)):
+            return None  # re-exported and used through the re-export
+        if unknown:
+            return self._ownership_unknown(a, b, attribute, unknown, looked)
+        return self._not_imported(a, b, attribute, mods, hits, looked, exports)
+
+    def _ownership_unknown(
+        self, a: int, b: int, attribute: str, unknown: set[int], looked: Evidence
+    ) -> Finding:
+        why = "; ".join(
+            f"{self.g.labels[u]}: {self.owned[u].unknown or 'provides no Python modules'}"
+            for u in sorted(unknown)
+        )
+        return self._base(
+            a,
+            b,
+            attribute,
+            code=OWNERSHIP.code,
+            name=OWNERSHIP.name,
+            verdict="evidence-missing",
+            message=(
+                f"cannot tell whether {self.g.labels[a]} uses {self.g.labels[b]}: "
+                f"its Python modules are unknown ({why})"
+            ),
+            confidence=Confidence.HIGH,
+            removable=False,
+            evidence=(looked,),
+        )
+
+    def _runtime_unused(
+        self,
+        a: int,
+        b: int,
+        attribute: str,
+        soft: list[tuple[str, StaticImport]],
+        looked: Evidence,
+    ) -> Finding:
+        kinds = {i.kind for _, i in soft}
+        ev = [Evidence(p, i.describe(), line=i.line, analyzer=NAME) for p, i in soft]
+        if kinds == {"typing-only"}:
+            advice = (
+                "it is imported only under `if TYPE_CHECKING`: a type-checking-only dep "
+                "(stubs, a typing target) keeps it out of the runtime package"
+            )
+            conf = Confidence.HIGH
+        else:
+            advice = {
+                "optional": "it is imported only under `except ImportError`: make it an "
+                "optional extra instead of a hard dep",
+                "lazy": "it is imported only inside functions: move it to runtime_deps or an "
+                "optional extra, or keep the lazy import and fetch it on demand",
+            }.get(
+                sorted(kinds - {"typing-only"})[0],
+                "it is imported only conditionally: consider an optional extra",
+            )
+            conf = Confidence.MEDIUM if self.trace is not None else Confidence.LOW
+        ev.extend(self._trace_evidence(b))
+        ev.append(looked)
+        seen = "never loaded in the traces" if self.trace is not None else "no trace given"
+        return self._base(
+            a,
+            b,
+            attribute,
+            code=UNUSED.code,
+            name=UNUSED.name,
+            verdict="runtime-unused",
+            message=(
+                f"{self.g.labels[a]} imports {self.g.labels[b]} only "
+                f"{' or '.join(_HOW[k] for k in sorted(kinds))} ({seen}); keep the edge: {advice}"
+            ),
+            confidence=conf,
+            removable=False,
+            evidence=tuple(ev),
+            data=self._footprint_data(b),
+        )
+
+    def _trace_evidence(self, b: int) -> list[Evidence]:
+        if self.trace is None:
+            return [Evidence("trace", "no import trace given (pass --trace)", analyzer=NAME)]
+        runs = self.trace.runs
+        return [
+            Evidence(
+                p,
+                f"none of the modules of {self.g.labels[b]} loaded ({runs} runs in all traces)",
+                analyzer=NAME,
+            )
+            for p in self.trace_files
+        ]
+
+    def _not_imported(
+        self,
+        a: int,
+        b: int,
+        attribute: str,
+        mods: set[str],
+        hits: list[TracedModule],
+        looked: Evidence,
+        exports: bool,
+    ) -> Finding | None:
+        g = self.g
+        la, lb = g.labels[a], g.labels[b]
+        n_files = len(self.scans.get(a, ()))
+        static = self.has_static(a)
+        if not static:
+            if hits:
+                return None  # loaded at run time, and A's sources cannot say by whom
+            why = self.static_ok.get(a) or (
+                "no --workspace given" if self.ws is None else "no sources read"
+            )
+            return self._base(
+                a,
+                b,
+                attribute,
+                code=UNUSED.code,
+                name=UNUSED.name,
+                verdict="unused-in-traces",
+                message=(
+                    f"no module of {lb} was loaded in the traces, but the sources of {la} "
+                    f"were not read ({why}): a lazy or static-only import may be missed, "
+                    "so the edge is not proposed for removal"
+                ),
+                confidence=Confidence.LOW,
+                removable=False,
+                evidence=(*self._trace_evidence(b), looked),
+                data=self._footprint_data(b),
+            )
+        src_ev = Evidence(
+            f"{la} sources",
+            f"{n_files} files scanned; none imports {_short(mods)}",
+            analyzer=NAME,
+        )
+        dynamic = [(s.path, ln) for s in self.scans.get(a, ()) for ln in s.unresolved]
+        leaving = self._leaving(a, b)
+        leaving_mods: set[str] = set()
+        guessed: list[int] = []
+        for t in leaving:
+            if t in self.owned:
+                leaving_mods |= self.owned[t].modules
+                if self.owned[t].guessed:
+                    guessed.append(t)
+        users = [
+            (t, p, imp)
+            for m in sorted(leaving_mods)
+            for t, p, imp in self.importers().get(m, ())
+            if t not in leaving and t != a
+        ]
+        traced_leaving = self.trace_hits(leaving_mods)
+        if users or traced_leaving:
+            ev = [
+                Evidence(p, f"{g.labels[t]}: {imp.describe()}", line=imp.line, analyzer=NAME)
+                for t, p, imp in users[:MAX_LISTED]
+            ]
+            ev.extend(
+                Evidence(
+                    self.trace.path if self.trace else "trace",
+                    f"{tm.name} loaded (importers: {_short(tm.importers) or 'unknown'})",
+                    line=tm.line if len(self.trace_files) == 1 else None,
+                    analyzer=NAME,
+                )
+                for tm in traced_leaving[:MAX_LISTED]
+            )
+            if exports:
+                return None
+            who = _short(g.labels[t] for t, _, _ in users) or "code seen in the traces"
+            return self._base(
+                a,
+                b,
+                attribute,
+                code=UNUSED.code,
+                name=UNUSED.name,
+                verdict="used-transitively",
+                message=(
+                    f"{la} does not import {lb}, but {who} does and gets it only through "
+                    f"this edge: declare the dep where it is imported before cutting it"
+                ),
+                confidence=Confidence.HIGH,
+                removable=False,
+                evidence=(src_ev, *ev, looked),
+            )
+        if dynamic:
+            return self._base(
+                a,
+                b,
+                attribute,
+                code=UNUSED.code,
+                name=UNUSED.name,
+                verdict="possibly-dead",
+                message=(
+                    f"{la} never imports {lb} by name, but it imports modules by computed "
+                    "name, which static analysis cannot resolve: not proposed for removal"
+                ),
+                confidence=Confidence.LOW,
+                removable=False,
+                evidence=(
+                    src_ev,
+                    *(
+                        Evidence(p, "import_module(<computed name>)", line=ln, analyzer=NAME)
+                        for p, ln in dynamic[:MAX_LISTED]
+                    ),
+                    *self._trace_evidence(b),
+                    looked,
+                ),
+            )
+        conf = Confidence.HIGH if self.trace is not None else Confidence.MEDIUM
+        caveat = ""
+        if self.trace is None:
+            caveat = " (no trace given: sources only)"
+        if guessed:
+            conf = Confidence.MEDIUM
+            caveat += f"; modules of {_short(g.labels[t] for t in guessed)} guessed from names"
+        files, size = self._files_of(leaving)
+        return self._base(
+            a,
+            b,
+            attribute,
+            code=UNUSED.code,
+            name=UNUSED.name,
+            verdict="dead",
+            message=(
+                f"{la} never imports {lb}: none of its modules appears in {n_files} source "
+                f"files or in {len(self.trace_files)} traces{caveat}"
+            ),
+            confidence=conf,
+            removable=True,
+            evidence=(src_ev, *self._trace_evidence(b), looked),
+            saving=Saving(
+                bytes=size,
+                targets_removed=len(leaving),
+                basis=f"python package footprint: {files} files leave the binary",
+            ),
+            data=(
+                *self._footprint_data(b),
+                ("package_files_removed", files),
+                ("package_bytes_removed", size),
+            ),
+        )
+
+    def _leaving(self, a: int, b: int) -> list[int]:
+        """Targets that leave the root's closure when the edge A -> B is cut.
+
+        Build graphs of Python targets are acyclic (Bazel, Buck2), so B stays when another
+        target of the closure depends on it; otherwise what leaves is B and the part of its
+        closure whose every dependent leaves too."""
+        g = self.g
+        parents = {e.target for e in g.in_edges(b, BUILD_KINDS) if e.target in self.in_closure}
+        if parents - {a, b}:
+            return []
+        leaving = {b}
+        queue = [b]
+        visited = 0
+        while queue:
+            x = queue.pop()
+            for c in {e.dep for e in g.out_edges(x, BUILD_KINDS)}:
+                visited += 1
+                if c in leaving or c not in self.in_closure:
+                    continue
+                if visited > _CASCADE_LIMIT:
+                    after = set(g.closure_without(self.root, [(a, b)], BUILD_KINDS).tolist())
+                    return sorted(self.in_closure - after)
+                ps = {e.target for e in g.in_edges(c, BUILD_KINDS) if e.target in self.in_closure}
+                if ps <= leaving:
+                    leaving.add(c)
+                    queue.append(c)
+        return sorted(leaving)
+
+    def _files_of(self, targets: Iterable[int]) -> tuple[int, int]:
+        files = 0
+        size = 0
+        for t in targets:
+            o = self.owned.get(t)
+            if o is not None and o.files:
+                files += len(o.files)
+                size += sum(o.files.values())
+            elif o is None and self.ws is not None:
+                paths = [
+                    f"{p}/{n}" if p else n
+                    for p, n in (split_label(s)[1:] for s in self.g.srcs.get(t, ()))
+                ]
+                sizes = self._sizes(paths)
+                files += len(sizes)
+                size += sum(sizes.values())
+        return files, size
+
+    def _footprint_data(self, b: int) -> tuple[tuple[str, str | int | float | bool], ...]:
+        o = self.owned[b]
+        return (
+            ("dep_files", len(o.files)),
+            ("dep_bytes", sum(o.files.values())),
+            ("dep_modules", len(o.modules)),
+        )
+
+    def _coverage(self) -> Finding:
+        assert self.trace is not None
+        mods: dict[str, int] = {}
+        for o in self.owned.values():
+            for s in o.sources:
+                mods.setdefault(s.module, o.module_bytes.get(s.module, 0))
+            if not o.sources:
+                for m in o.modules:
+                    mods.setdefault(m, o.module_bytes.get(m, 0))
+        names = self.trace.names()
+        touched = {m: s for m, s in mods.items() if m in names}
+        total_b = sum(mods.values())
+        touched_b = sum(touched.values())
+        share_m = round(100.0 * len(touched) / len(mods), 1) if mods else 0.0
+        share_b = round(100.0 * touched_b / total_b, 1) if total_b else 0.0
+        src, dst, _ = self._edge_arrays()
+        tests = self._test_mask()[dst]
+        skipped_test = len(np.unique(((src << 32) | dst)[tests]))
+        py = np.zeros(len(self.g), dtype=bool)
+        py[np.asarray(self.py, dtype=np.int64)] = True
+        g = self.g
+        skipped_data = int(np.count_nonzero(py[g.edge_src] & (g.edge_kind == int(EdgeKind.DATA))))
+        return Finding(
+            code=COVERAGE.code,
+            name=COVERAGE.name,
+            target=self.root_label,
+            dep="",
+            root=self.root_label,
+            verdict="coverage",
+            message=(
+                f"the traces load {len(touched)} of {len(mods)} packaged Python modules "
+                f"({share_m}%), {touched_b} of {total_b} bytes ({share_b}%)"
+            ),
+            confidence=Confidence.HIGH,
+            removable=False,
+            evidence=tuple(
+                Evidence(p, f"{self.trace.runs} runs in all traces", analyzer=NAME)
+                for p in self.trace_files
+            ),
+            data=(
+                ("packaged_modules", len(mods)),
+                ("packaged_bytes", total_b),
+                ("traced_modules", len(touched)),
+                ("traced_bytes", touched_b),
+                ("traced_module_share", share_m),
+                ("traced_byte_share", share_b),
+                ("python_targets", len(self.py)),
+                ("test_only_edges", skipped_test),
+                ("data_edges", skipped_data),
+            ),
+        )
+
+
+SPEC = AnalyzerSpec(
+    name=NAME,
+    rules=(UNUSED, OWNERSHIP, UNREADABLE, COVERAGE),
+    requires=frozenset({"trace", "source"}),
+    factory=PythonImportsAnalyzer,
+    missing_hint=(
+        "Pass --trace (slim trace -o FILE -- python -m app, or python -X importtime) "
+        "and/or --workspace (the source tree) to check Python deps."
+    ),
+)
