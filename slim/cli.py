@@ -274,7 +274,7 @@ def _fails(report: Report, fail_on: str | None) -> bool:
     if fail_on in levels:
         return any(f.removable and f.confidence.rank >= levels[fail_on] for f in report.findings)
     if fail_on == "any":
-        return any(f.code != "SLIM900" for f in report.findings)
+        return any(f.removable for f in report.findings)
     codes = {c.strip() for c in fail_on.split(",")}
     return any(f.code in codes and f.removable for f in report.findings)
 
