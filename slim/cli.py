@@ -318,8 +318,8 @@ def cli(debug: bool) -> None:
     "--fail-on",
     default=None,
     metavar="LEVEL|CODES",
-    help="Exit 1 on removable findings: high|medium|low confidence, a list of "
-    "codes (SLIM001,SLIM002), or `any`.",
+    help="Exit 1 on removable findings: high|medium|low confidence or more, a list of "
+    "codes (SLIM001,SLIM002), or `any` removable finding.",
 )
 @click.option("--select", default="", metavar="CODES", help="Only these rule codes.")
 @click.option("--ignore", default="", metavar="CODES", help="Skip these rule codes.")
