@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from slim.model.context import AnalysisContext, Options
 from slim.model.facts import EVIDENCE_KINDS, Facts
 from slim.model.findings import Confidence, Finding, Rule
-from slim.model.graph import BUILD_KINDS, BuildGraph, EdgeKind
+from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.report import EvidenceStatus, Report, RootSummary
 from slim.registry import AnalyzerSpec, discover
 from slim.suppress import STALE_SUPPRESSION, Keep

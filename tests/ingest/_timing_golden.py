@@ -1,0 +1,42 @@
+"""Golden-file check for timing readers: canonical JSON of a `TimingSet` vs
+`<sample>.expected.json`; `pytest --update-goldens` or `SLIM_UPDATE_GOLDENS=1` rewrites."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from slim.model.timing import TimingSet
+
+
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    try:
+        flag = bool(request.config.getoption("--update-goldens"))
+    except ValueError:
+        flag = False
+    return flag or os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+
+
+def canonical(ts: TimingSet, data_dir: Path) -> dict[str, object]:
+    d = asdict(ts)
+    d["source"] = Path(ts.source).relative_to(data_dir).as_posix()
+    d["actions"] = [
+        {**a._asdict(), "start": round(a.start, 6), "end": round(a.end, 6)} for a in ts.actions
+    ]
+    return dict(json.loads(json.dumps(d, sort_keys=True)))
+
+
+def check_golden(
+    ts: TimingSet, sample: Path, data_dir: Path, request: pytest.FixtureRequest, suffix: str = ""
+) -> dict[str, object]:
+    got = canonical(ts, data_dir)
+    golden = sample.with_name(sample.name + suffix + ".expected.json")
+    if update_goldens(request):
+        golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    assert golden.exists(), f"{golden} missing: run pytest --update-goldens"
+    assert json.loads(golden.read_text(encoding="utf-8")) == got
+    return got

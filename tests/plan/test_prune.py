@@ -1,0 +1,157 @@
+"""Pruning: new dep lists, buildozer vs CMake fixes, runtime-unused downgrades, totals."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from slim.ingest import load_graph
+from slim.model.facts import Facts
+from slim.model.findings import Confidence, Finding, Fix
+from slim.model.graph import BuildGraph
+from slim.plan import plan_report
+from slim.plan.prune import cuts_of
+from tests.plan._graphs import graph, timings
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def _finding(target: str, dep: str, verdict: str = "dead", root: str = "//a:bin") -> Finding:
+    return Finding(
+        "SLIM001",
+        "unused-python-dep",
+        target,
+        dep,
+        verdict,
+        "m",
+        Confidence.HIGH,
+        True,
+        root=root,
+        attribute="deps",
+    )
+
+
+def _g() -> BuildGraph:
+    return graph(
+        [
+            ("//a:bin", "py_binary", ("a/bin.py",)),
+            ("//a:lib", "py_library", ("a/lib.py",)),
+            ("//x:y", "py_library", ("x/y.py",)),
+            ("//x:z", "py_library", ("x/z.py",)),
+        ],
+        [("//a:bin", "//a:lib"), ("//a:lib", "//x:y"), ("//a:lib", "//x:z")],
+    )
+
+
+def test_removal_becomes_a_buildozer_command_and_a_new_dep_list() -> None:
+    g = _g()
+    props, findings, totals = plan_report(g, [0], [_finding("//a:lib", "//x:y")], Facts())
+    f = findings[0]
+    assert f.fix is not None
+    assert f.fix.command == "buildozer 'remove deps //x:y' //a:lib"
+    assert shlex.split(f.fix.command) == ["buildozer", "remove deps //x:y", "//a:lib"]
+    (p,) = props
+    assert (p.target, p.remove, p.new_deps) == ("//a:lib", ("//x:y",), ("//x:z",))
+    assert p.saving is not None
+    assert p.saving.targets_removed == 1
+    assert p.saving.basis == "default"  # no timings: python has no compile cost
+    assert totals["removable"] == 1
+    assert totals["targets_removed[//a:bin]"] == 1
+
+
+def test_runtime_unused_is_a_downgrade_not_a_removal() -> None:
+    g = _g()
+    _, findings, _ = plan_report(g, [0], [_finding("//a:lib", "//x:z", "runtime-unused")], Facts())
+    fix = findings[0].fix
+    assert fix is not None
+    assert fix.command == "buildozer 'move deps runtime_deps //x:z' //a:lib"
+    assert not fix.safe
+
+
+def test_cmake_graph_gets_the_target_link_libraries_line() -> None:
+    reply = DATA / "cmake" / "cmake-4.4.5" / "reply"
+    g = load_graph([reply])
+    app, core = g.lookup("//:app"), g.lookup("//:core")
+    assert app is not None
+    assert core is not None
+    loc = g.edge_location(app, core)
+    f = _finding("//:app", "//:core", root="//:app")
+    _, findings, _ = plan_report(g, [app], [f], Facts())
+    fix = findings[0].fix
+    assert fix is not None
+    assert fix.kind == "cmake"
+    assert fix.command == f"{loc}: in target_link_libraries(app …) remove core"
+    assert str(loc).startswith("CMakeLists.txt:")
+    (cut,) = cuts_of(g, findings)
+    assert (cut.tool, cut.cmake_target, cut.cmake_dep) == ("cmake", "app", "core")
+
+
+def test_savings_on_findings_and_unattributed_totals() -> None:
+    g = graph(
+        [("//a:bin", "cc_binary", ("a/m.cc",)), ("//l:l", "cc_library", ("l/l.cc",))],
+        [("//a:bin", "//l:l")],
+    )
+    facts = timings(("//l:l", "CppCompile", 4.0), ("//gone:t", "CppCompile", 9.0))
+    f = _finding("//a:bin", "//l:l")
+    _props, findings, totals = plan_report(g, [0], [f], facts)
+    s = findings[0].saving
+    assert s is not None
+    assert s.compile_seconds == pytest.approx(4.0)
+    # Compile time is measured; the root's link was not: its change is a model's estimate.
+    assert s.basis == "measured; link estimated (model, fit on 1 targets)"
+    assert s.link_seconds > 0
+    assert totals["timings.unattributed_actions"] == 1
+    assert totals["saving.global.compile_seconds"] == pytest.approx(4.0)
+    assert any("1 of 2 actions in t.json not attributed" in str(v) for v in totals.values())
+
+
+def test_binary_wide_findings_get_no_edge_fix() -> None:
+    g = _g()
+    f = Finding("SLIM003", "gpu", "//a:bin", "", "x", "m", Confidence.LOW, False, root="//a:bin")
+    _, findings, _ = plan_report(g, [0], [f], Facts())
+    assert findings[0].fix is None
+    assert findings[0].saving is None
+
+
+def test_downgrade_saves_no_build_time_and_replacements_are_net() -> None:
+    g = graph(
+        [
+            ("//a:bin", "cc_binary", ("a/m.cc",)),
+            ("//k:gpu", "cc_library", ("k/g.cc",)),
+            ("//k:cpu", "cc_library", ("k/c.cc",)),
+            ("//l:rt", "cc_library", ("l/rt.cc",)),
+        ],
+        [("//a:bin", "//k:gpu"), ("//a:bin", "//l:rt")],
+    )
+    facts = timings(("//k:gpu", "CppCompile", 10.0), ("//k:cpu", "CppCompile", 3.0))
+    swap = Finding(
+        "SLIM003",
+        "gpu-kernels-in-cpu-binary",
+        "//a:bin",
+        "//k:gpu",
+        "gpu",
+        "m",
+        Confidence.HIGH,
+        True,
+        root="//a:bin",
+        attribute="deps",
+        fix=Fix("a/BUILD:1: replace //k:gpu with //k:cpu", kind="text"),
+        data=(("cpu_variant", "//k:cpu"),),
+    )
+    rt = _finding("//a:bin", "//l:rt", "runtime-unused")
+    _, findings, totals = plan_report(g, [0], [swap, rt], facts)
+    by_dep = {f.dep: f for f in findings}
+    s_swap, s_rt = by_dep["//k:gpu"].saving, by_dep["//l:rt"].saving
+    assert s_swap is not None
+    assert s_rt is not None
+    assert s_swap.compile_seconds == pytest.approx(10.0 - 3.0)
+    assert "net of 1 target(s) //k:cpu adds" in s_swap.basis
+    assert (s_rt.compile_seconds, s_rt.targets_removed) == (0.0, 0)
+    assert s_rt.basis == "runtime_deps: still built, only not linked"
+    # Neither is a plain removal: both stay out of the totals, which say so.
+    assert totals["saving.not_in_totals"] == 2
+    assert "saving.global" not in totals
+    assert cuts_of(g, findings)[0].action == "move"
+    assert len(cuts_of(g, findings)) == 1
