@@ -239,7 +239,7 @@ def _options(
             extra[f"cuda_archs[{lab}]"] = ",".join(tc.cuda_archs)
         if tc.cpu_only is not None:
             extra[f"cpu_only[{lab}]"] = "true" if tc.cpu_only else "false"
-            extra[f"cpu_only_reason[{lab}]"] = f"cpu_only in {cfg.path}"
+            extra[f"cpu_only_reason[{lab}]"] = f"cpu_only in {_display(cfg.path)}"
         if len(labels) == 1:
             archs = archs or tc.cuda_archs
             if cpu_only is None and tc.cpu_only is not None:
