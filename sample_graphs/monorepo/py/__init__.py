@@ -1,0 +1,1 @@
+"""Top-level package of the sample monorepo's Python code."""

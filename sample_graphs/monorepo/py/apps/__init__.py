@@ -1,0 +1,1 @@
+"""Entry points (py_binary mains)."""

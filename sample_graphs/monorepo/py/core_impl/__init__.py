@@ -1,0 +1,1 @@
+"""Engine implementation; apps reach it through py.reexport."""

@@ -1,0 +1,1 @@
+"""Report export, imported lazily inside a function."""

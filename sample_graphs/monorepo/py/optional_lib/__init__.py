@@ -1,0 +1,1 @@
+"""Optional accelerated helpers (imported under try/except ImportError)."""

@@ -1,0 +1,1 @@
+"""Plugins loaded by name with importlib."""
