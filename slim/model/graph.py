@@ -521,6 +521,7 @@ class BuildGraph:
         self._ids: dict[str, int] | None = None
         self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
+        self._csr_rev: dict[frozenset[EdgeKind], csr_matrix] = {}
 
     # -- nodes -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -636,7 +637,7 @@ class BuildGraph:
         """Ids that reach any of `targets` (targets included), sorted."""
         from scipy.sparse.csgraph import breadth_first_order
 
-        m = self.csr(kinds).T.tocsr()
+        m = self.csr_reversed(kinds)
         seen = np.zeros(len(self.labels), dtype=bool)
         for t in targets:
             if not seen[t]:
@@ -680,6 +681,32 @@ class BuildGraph:
                     g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
         return g
 
+    def bfs_distances(
+        self, source: int, kinds: frozenset[EdgeKind] = BUILD_KINDS, *, reverse: bool = False
+    ) -> NDArray[np.int64]:
+        """Edge count from `source` (to it, with `reverse`) for every target; -1 if none."""
+        from scipy.sparse.csgraph import breadth_first_order
+
+        m = self.csr_reversed(kinds) if reverse else self.csr(kinds)
+        order, pred = breadth_first_order(m, source, directed=True, return_predecessors=True)
+        dist = np.full(len(self.labels), -1, dtype=np.int64)
+        dist[source] = 0
+        rest = order[1:]
+        parents = pred[rest]
+        while len(rest):
+            ready = dist[parents] >= 0
+            dist[rest[ready]] = dist[parents[ready]] + 1
+            rest, parents = rest[~ready], parents[~ready]
+        return dist
+
+    def csr_reversed(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
+        """The transposed adjacency (dependents of each target), cached per kind set."""
+        m = self._csr_rev.get(kinds)
+        if m is None:
+            m = self.csr(kinds).T.tocsr()
+            self._csr_rev[kinds] = m
+        return m
+
     def shortest_paths(
         self,
         source: int,
@@ -687,19 +714,32 @@ class BuildGraph:
         kinds: frozenset[EdgeKind] = BUILD_KINDS,
         limit: int = 10,
     ) -> list[list[int]]:
-        """Up to `limit` shortest dependency paths from `source` to `dest`, sorted."""
-        import networkx as nx
+        """Up to `limit` shortest dependency paths from `source` to `dest`, sorted by labels.
 
-        down = self.closure([source], kinds)
-        up = self.reverse_closure([dest], kinds)
-        between = np.intersect1d(down, up)
-        if dest not in between or source not in between:
+        Two BFS (from the source, and to the dest on the reversed graph) mark the edges that
+        lie on a shortest path; only that small DAG is enumerated.
+        """
+        down = self.bfs_distances(source, kinds)
+        total = int(down[dest])
+        if total < 0:
             return []
-        g: nx.DiGraph[int] = nx.DiGraph(self.subgraph(between.tolist(), kinds))
+        up = self.bfs_distances(dest, kinds, reverse=True)
+        m = self.csr(kinds)
+        rows = np.repeat(np.arange(len(self.labels), dtype=np.int64), np.diff(m.indptr))
+        cols = m.indices.astype(np.int64)
+        on_path = (down[rows] >= 0) & (up[cols] >= 0) & (down[rows] + 1 + up[cols] == total)
+        succ: dict[int, list[int]] = {}
+        for a, b in zip(rows[on_path].tolist(), cols[on_path].tolist(), strict=True):
+            succ.setdefault(a, []).append(b)
+        for nexts in succ.values():
+            nexts.sort(key=lambda x: self.labels[x])
         paths: list[list[int]] = []
-        for p in nx.all_shortest_paths(g, source, dest):
-            paths.append([int(x) for x in p])
-            if len(paths) >= limit * 10:
-                break
-        paths.sort(key=lambda p: [self.labels[x] for x in p])
-        return paths[:limit]
+        stack: list[list[int]] = [[source]]
+        while stack and len(paths) < limit:
+            path = stack.pop()
+            last = path[-1]
+            if last == dest:
+                paths.append(path)
+                continue
+            stack.extend([*path, nxt] for nxt in reversed(succ.get(last, [])))
+        return paths

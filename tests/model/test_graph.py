@@ -158,3 +158,29 @@ def test_merge_equals_building_in_one_builder() -> None:
     assert g1.edge_src.tolist() == g2.edge_src.tolist()
     assert g1.edge_dst.tolist() == g2.edge_dst.tolist()
     assert g1.edge_kind.tolist() == g2.edge_kind.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=50),
+    st.integers(0, 11),
+    st.integers(0, 11),
+)
+def test_shortest_paths_match_networkx(edges: list[tuple[int, int]], a: int, z: int) -> None:
+    import networkx as nx
+
+    b = GraphBuilder()
+    for i in range(12):
+        b.add_target(f"//n:{i:02d}", "r")
+    for x, y in edges:
+        b.add_edge(x, y, EdgeKind.DEPS)
+    g = b.build()
+    ref: nx.DiGraph[int] = nx.DiGraph()
+    ref.add_nodes_from(range(12))
+    ref.add_edges_from((x, y) for x, y in edges if x != y)
+    got = g.shortest_paths(a, z, limit=1000)
+    if not nx.has_path(ref, a, z):
+        assert got == []
+        return
+    expect = sorted(nx.all_shortest_paths(ref, a, z), key=lambda p: [g.labels[i] for i in p])
+    assert got == expect
