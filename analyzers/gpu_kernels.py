@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from slim.model.context import AnalysisContext
+from slim.model.context import AnalysisContext, has_native_code
 from slim.model.findings import Confidence, Evidence, Finding, Fix, Rule, Saving
 from slim.model.gpu import DeviceCode, FatbinContainer, FatbinEntry, arch_name, parse_arch
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
@@ -846,6 +846,7 @@ SPEC = AnalyzerSpec(
     factory=GpuKernels,
     missing_hint="Pass the binary (--binary bazel-bin/app/app) and, to charge each kernel to "
     "its target, the linker map (--linkmap) or the static libraries (--binary lib.a).",
+    applies=has_native_code,
 )
 
 __all__ = ["SPEC", "GpuKernels"]

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from slim.model.context import AnalysisContext
+from slim.model.context import AnalysisContext, has_native_code
 from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
 from slim.model.graph import CODE_KINDS, BuildGraph, Target
 from slim.model.native import (
@@ -587,4 +587,5 @@ SPEC = AnalyzerSpec(
         "Link the binary with -Wl,-Map=app.map,--cref,--gc-sections and pass --linkmap "
         "app.map; pass --binary for the binary, its .so files and the deps' archives."
     ),
+    applies=has_native_code,
 )

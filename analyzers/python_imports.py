@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from slim.model.context import AnalysisContext
+from slim.model.context import AnalysisContext, has_python_code
 from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind
 from slim.model.pymodules import (
@@ -859,4 +859,5 @@ SPEC = AnalyzerSpec(
         "Pass --trace (slim trace -o FILE -- python -m app, or python -X importtime) "
         "and/or --workspace (the source tree) to check Python deps."
     ),
+    applies=has_python_code,
 )

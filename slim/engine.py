@@ -115,10 +115,12 @@ def analyze(
         rules.extend(spec.rules)
         for root in roots:
             label = graph.labels[root]
+            ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=opts)
+            if spec.applies is not None and not spec.applies(ctx):
+                continue
             if spec.requires and not spec.requires & given:
                 findings.append(_missing(spec, label))
                 continue
-            ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=opts)
             for f in spec.factory().analyze(ctx):
                 if f.code in ignore or (select and f.code not in select and f.code != "SLIM900"):
                     continue

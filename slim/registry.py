@@ -32,6 +32,9 @@ class AnalyzerSpec:
     requires: frozenset[str]
     factory: Callable[[], Analyzer]
     missing_hint: str = ""
+    applies: Callable[[AnalysisContext], bool] | None = None
+    """Whether the check concerns this root at all (a Python check on a C++ binary does
+    not); when it does not, its missing evidence is not reported either."""
 
     @property
     def codes(self) -> tuple[str, ...]:

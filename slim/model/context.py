@@ -49,3 +49,29 @@ class AnalysisContext:
         if self._closure is None:
             self._closure = self.graph.closure([self.root], BUILD_KINDS)
         return self._closure
+
+    def closure_has_kind(
+        self, prefixes: tuple[str, ...], names: frozenset[str] = frozenset()
+    ) -> bool:
+        """Whether any target the root builds has a rule kind starting with `prefixes` (or
+        named in `names`)."""
+        kinds = self.graph.kinds
+        return any(
+            k.startswith(prefixes) or k in names for k in {kinds[i] for i in self.closure.tolist()}
+        )
+
+
+#: Rule kinds of native code: Bazel/Buck2 prefixes and the CMake file API's target types.
+NATIVE_PREFIXES = ("cc_", "cxx_", "cuda_", "objc_", "c_", "rust_", "go_", "apple_")
+NATIVE_KINDS = frozenset(
+    {"executable", "static_library", "shared_library", "module_library", "object_library"}
+)
+PYTHON_PREFIXES = ("py_", "python_")
+
+
+def has_native_code(ctx: AnalysisContext) -> bool:
+    return ctx.closure_has_kind(NATIVE_PREFIXES, NATIVE_KINDS)
+
+
+def has_python_code(ctx: AnalysisContext) -> bool:
+    return ctx.closure_has_kind(PYTHON_PREFIXES)
