@@ -181,6 +181,19 @@ def _load_graph(s: Session) -> BuildGraph:
     return load_graph_cached(s.graph_paths, s.graph_format, use_cache=s.use_cache)
 
 
+def _near_labels(labels: Sequence[str], wanted: str, cap: int = 20_000) -> list[str]:
+    """Candidates for a "did you mean": labels sharing the longest prefix that still
+    matches something, at most `cap` of them (difflib is quadratic per candidate)."""
+    prefix = wanted
+    while prefix:
+        near = [lab for lab in labels if lab.startswith(prefix)]
+        if near:
+            return near[:cap]
+        cut = max(prefix.rfind("/", 0, len(prefix) - 1), prefix.rfind(":", 0, len(prefix) - 1))
+        prefix = prefix[: cut + 1] if cut > 1 else ""
+    return list(labels[:cap])
+
+
 def _root_ids(graph: BuildGraph, labels: Sequence[str]) -> list[int]:
     ids = []
     for lab in labels:
@@ -188,7 +201,7 @@ def _root_ids(graph: BuildGraph, labels: Sequence[str]) -> list[int]:
         if i is None:
             import difflib
 
-            close = difflib.get_close_matches(lab, graph.labels, n=3)
+            close = difflib.get_close_matches(lab, _near_labels(graph.labels, lab), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise UsageError(f"target {lab} is not in the graph{hint}")
         ids.append(i)
