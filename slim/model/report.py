@@ -59,6 +59,7 @@ class Report:
     proposals: tuple[Proposal, ...] = ()
     notes: tuple[str, ...] = ()
     totals: tuple[tuple[str, float | int | str], ...] = field(default=())
+    suppressed: tuple[Finding, ...] = ()
 
     @staticmethod
     def create(
@@ -71,6 +72,7 @@ class Report:
         proposals: list[Proposal] | None = None,
         notes: list[str] | None = None,
         totals: dict[str, float | int | str] | None = None,
+        suppressed: list[Finding] | None = None,
     ) -> Report:
         return Report(
             roots=tuple(sorted(roots, key=lambda r: r.label)),
@@ -81,6 +83,7 @@ class Report:
             proposals=tuple(sorted(proposals or [], key=lambda p: (p.root, p.target))),
             notes=tuple(dict.fromkeys(notes or [])),
             totals=tuple(sorted((totals or {}).items())),
+            suppressed=tuple(sorted(set(suppressed or []), key=lambda f: f.sort_key)),
         )
 
     @property

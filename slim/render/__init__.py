@@ -24,6 +24,7 @@ RENDERERS: dict[str, str] = {
     "sarif": "slim.render.sarif",
     "buildozer": "slim.render.buildozer",
     "dot": "slim.render.dot",
+    "csv": "slim.render.csv",
 }
 
 

@@ -94,6 +94,7 @@ def report_to_dict(report: Report) -> dict[str, JsonValue]:
             for e in report.evidence
         ],
         "findings": [finding_to_dict(f) for f in report.findings],
+        "suppressed": [finding_to_dict(f) for f in report.suppressed],
         "proposals": [proposal_to_dict(p) for p in report.proposals],
         "rules": [
             {"code": r.code, "help": r.help, "name": r.name, "summary": r.summary}

@@ -1,0 +1,187 @@
+"""Review comment (GitHub, Phabricator): summary, findings table, evidence, one fix block.
+
+A hidden `<!-- slim:TARGET -->` marker lets a bot update its previous comment. The comment
+never exceeds GitHub's 65,536-character limit: findings past the budget are cut with
+"… and N more".
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import TextIO
+
+from slim.model.findings import Finding, Saving
+from slim.model.report import Report
+
+#: GitHub's limit on a comment body, in characters.
+MAX_CHARS = 65_536
+MAX_SUPPRESSED_SHOWN = 100
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+
+
+def escape(text: str) -> str:
+    """Plain text for a table cell or list item: no Markdown, no HTML, one line."""
+    one_line = " ".join(text.split())
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(one_line, quote=False))
+
+
+def marker(report: Report) -> str:
+    """The hidden, stable marker a bot searches for (one per set of roots)."""
+    roots = ",".join(r.label for r in report.roots) or "report"
+    return f"<!-- slim:{roots.replace('--', '-&#45;')} -->"
+
+
+def _fence(lines: Sequence[str]) -> str:
+    longest = max((len(m) for t in lines for m in re.findall(r"`+", t)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.1f} s"
+
+
+def _total_saving(findings: Sequence[Finding]) -> Saving:
+    savings = [f.saving for f in findings if f.saving is not None]
+    bases = sorted({s.basis.split(";", 1)[0].strip() for s in savings})
+    return Saving(
+        compile_seconds=sum(s.compile_seconds for s in savings),
+        link_seconds=sum(s.link_seconds for s in savings),
+        bytes=sum(s.bytes for s in savings),
+        targets_removed=sum(s.targets_removed for s in savings),
+        basis=", ".join(bases),
+    )
+
+
+def _targets_removed(report: Report) -> int:
+    return sum(
+        int(v) for k, v in report.totals if k.startswith("targets_removed[") and isinstance(v, int)
+    )
+
+
+def summary_line(report: Report) -> str:
+    removable = report.removable
+    total = _total_saving(removable)
+    targets = _targets_removed(report) or total.targets_removed
+    edge_word = "edge" if len(removable) == 1 else "edges"
+    parts = [f"**{len(removable)} removable {edge_word}** of {len(report.findings)} findings"]
+    if total.basis:
+        parts.append(
+            f"estimated saving {_seconds(total.compile_seconds)} compile, "
+            f"{_seconds(total.link_seconds)} link, {targets} targets "
+            f"(basis: {escape(total.basis)})"
+        )
+    else:
+        parts.append(f"estimated saving {targets} targets (basis: graph only, no timings)")
+    parts.append(f"{total.bytes:,} bytes")
+    if report.suppressed:
+        parts.append(f"{len(report.suppressed)} suppressed")
+    return "slim: " + " · ".join(parts)
+
+
+def _edge(f: Finding) -> str:
+    return f"{escape(f.target)} → {escape(f.dep)}" if f.dep else escape(f.target)
+
+
+def _verdict(f: Finding) -> str:
+    flag = "removable" if f.removable else "keep"
+    return f"{escape(f.verdict)} ({f.confidence.value}, {flag})"
+
+
+def _saving_cell(f: Finding) -> str:
+    s = f.saving
+    if s is None:
+        return "–"
+    return (
+        f"{_seconds(s.compile_seconds + s.link_seconds)}, {s.bytes:,} B, "
+        f"{s.targets_removed} target{'' if s.targets_removed == 1 else 's'} ({escape(s.basis)})"
+    )
+
+
+def _html(text: str) -> str:
+    """Text inside an HTML element (no Markdown is parsed there): HTML-escaped, one line."""
+    return html.escape(" ".join(text.split()), quote=False)
+
+
+def _evidence_block(f: Finding) -> list[str]:
+    edge = f"{_html(f.target)} → {_html(f.dep)}" if f.dep else _html(f.target)
+    lines = [f"<details><summary>{f.code} {edge}</summary>", ""]
+    lines.append(f"- {escape(f.message)}")
+    if f.location is not None:
+        lines.append(f"- declared at {escape(str(f.location))}")
+    for e in f.evidence:
+        where = e.source
+        if e.line is not None:
+            where += f":{e.line}"
+        elif e.offset is not None:
+            where += f":byte {e.offset}"
+        lines.append(f"- evidence: {escape(where)}: {escape(e.detail)}")
+    if not f.evidence:
+        lines.append("- evidence: none recorded")
+    lines.extend(["", "</details>"])
+    return lines
+
+
+def _more(n: int) -> list[str]:
+    return [f"… and {n} more"] if n else []
+
+
+def _compose(report: Report, shown: int) -> str:
+    findings = report.findings[:shown]
+    rest = len(report.findings) - len(findings)
+    out = [marker(report), summary_line(report), ""]
+    missing = [e.kind for e in report.evidence if not e.given]
+    if missing:
+        out.append(
+            f"Evidence not given: {escape(', '.join(missing))}; checks needing it did not run."
+        )
+        out.append("")
+    if report.findings:
+        out.extend(["| Code | Edge | Verdict | Saving |", "|---|---|---|---|"])
+        for f in findings:
+            out.append(
+                f"| {f.code} {escape(f.name)} | {_edge(f)} | {_verdict(f)} | {_saving_cell(f)} |"
+            )
+        out.extend(_more(rest))
+        out.append("")
+        for f in findings:
+            out.extend(_evidence_block(f))
+        out.extend(_more(rest))
+    else:
+        out.append("No findings.")
+    fixes = sorted({f.fix.command for f in findings if f.removable and f.fix is not None})
+    if fixes:
+        fence = _fence(fixes)
+        out.extend(["", "Apply the removable cuts:", "", f"{fence}sh", *fixes, fence])
+        out.extend(_more(sum(1 for f in report.findings[shown:] if f.fix is not None)))
+    if report.suppressed:
+        out.extend(["", f"<details><summary>{len(report.suppressed)} suppressed</summary>", ""])
+        for f in report.suppressed[:MAX_SUPPRESSED_SHOWN]:
+            data = dict(f.data)
+            out.append(
+                f"- {f.code} {_edge(f)}: kept at {escape(str(data.get('suppressed_by', '')))} "
+                f"({escape(str(data.get('suppression_reason', '')))})"
+            )
+        out.extend(_more(max(0, len(report.suppressed) - MAX_SUPPRESSED_SHOWN)))
+        out.extend(["", "</details>"])
+    return "\n".join(out) + "\n"
+
+
+def render_text(report: Report, limit: int = MAX_CHARS) -> str:
+    """The comment body; as many findings as fit within `limit` characters."""
+    full = _compose(report, len(report.findings))
+    if len(full) <= limit:
+        return full
+    lo, hi = 0, len(report.findings)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(_compose(report, mid)) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return _compose(report, lo)
+
+
+def render(report: Report, out: TextIO) -> None:
+    out.write(render_text(report))

@@ -1,0 +1,189 @@
+"""SARIF 2.1.0 for code-scanning UIs: one rule per SLIM code, results at the edge's BUILD line.
+
+URIs are relative to the source root (`%SRCROOT%`) when the location is relative, or to
+the workspace slim was given; absolute paths outside it become `file://` URIs. A deletion
+fix is offered only where the dep sits alone on its line (found while checking
+suppressions), so applying it never touches a neighbouring dep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import PurePosixPath
+from typing import TextIO
+from urllib.parse import quote
+
+from slim import __version__
+from slim.model.findings import Finding
+from slim.model.report import Report
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+JsonObj = dict[str, object]
+
+
+def _level(f: Finding) -> str:
+    if f.removable:
+        return "warning" if f.confidence.value != "low" else "note"
+    return "note"
+
+
+def _rule_name(name: str) -> str:
+    return "".join(p.capitalize() for p in name.split("-"))
+
+
+def _workspace(report: Report) -> str | None:
+    for e in report.evidence:
+        if e.kind == "source" and e.files:
+            return e.files[0].rstrip("/")
+    return None
+
+
+def uri(path: str, workspace: str | None) -> tuple[str, str | None]:
+    """(uri, uriBaseId) for a location path."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    if workspace and p.is_absolute():
+        with contextlib.suppress(ValueError):
+            p = p.relative_to(workspace)
+    if p.is_absolute():
+        return "file://" + quote(p.as_posix(), safe="/"), None
+    return quote(p.as_posix(), safe="/"), "%SRCROOT%"
+
+
+def _artifact(path: str, workspace: str | None) -> JsonObj:
+    u, base = uri(path, workspace)
+    out: JsonObj = {"uri": u}
+    if base is not None:
+        out["uriBaseId"] = base
+    return out
+
+
+def _location(f: Finding, workspace: str | None) -> JsonObj | None:
+    if f.location is None:
+        return None
+    data = dict(f.data)
+    line = data.get("dep_line") if isinstance(data.get("dep_line"), int) else f.location.line
+    phys: JsonObj = {"artifactLocation": _artifact(f.location.path, workspace)}
+    if isinstance(line, int) and line >= 1:
+        phys["region"] = {"startLine": line}
+    elif f.location.offset is not None:
+        phys["region"] = {"byteOffset": f.location.offset}
+    return {"physicalLocation": phys}
+
+
+def _fixes(f: Finding, workspace: str | None) -> list[JsonObj]:
+    data = dict(f.data)
+    line = data.get("dep_line")
+    if (
+        f.fix is None
+        or f.location is None
+        or not f.removable
+        or data.get("dep_line_alone") is not True
+        or not isinstance(line, int)
+    ):
+        return []
+    return [
+        {
+            "description": {"text": f"Remove {f.dep} from {f.target} (or run: {f.fix.command})"},
+            "artifactChanges": [
+                {
+                    "artifactLocation": _artifact(f.location.path, workspace),
+                    "replacements": [
+                        {
+                            "deletedRegion": {
+                                "startLine": line,
+                                "startColumn": 1,
+                                "endLine": line + 1,
+                                "endColumn": 1,
+                            }
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
+
+
+def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> JsonObj:
+    text = f.message
+    if f.fix is not None:
+        text += f"\nFix: {f.fix.command}"
+    logical: JsonObj = {"fullyQualifiedName": f"{f.target} -> {f.dep}" if f.dep else f.target}
+    res: JsonObj = {
+        "ruleId": f.code,
+        "ruleIndex": rule_index[f.code],
+        "level": _level(f),
+        "message": {"text": text},
+        "locations": [],
+        "partialFingerprints": {"slimEdge/v1": f"{f.code}|{f.root}|{f.target}|{f.dep}"},
+        "properties": {
+            "confidence": f.confidence.value,
+            "removable": f.removable,
+            "root": f.root,
+            "verdict": f.verdict,
+            "evidence": [
+                {"source": e.source, "line": e.line, "offset": e.offset, "detail": e.detail}
+                for e in f.evidence
+            ],
+        },
+    }
+    loc = _location(f, workspace)
+    res["locations"] = [
+        ({} if loc is None else loc) | {"logicalLocations": [logical]},
+    ]
+    fixes = _fixes(f, workspace)
+    if fixes:
+        res["fixes"] = fixes
+    data = dict(f.data)
+    if "suppressed_by" in data:
+        res["suppressions"] = [
+            {
+                "kind": str(data.get("suppression", "external")),
+                "justification": str(data.get("suppression_reason", "")),
+                "location": {
+                    "physicalLocation": {
+                        "artifactLocation": _artifact(
+                            str(data["suppressed_by"]).rsplit(":", 1)[0], workspace
+                        )
+                    }
+                },
+            }
+        ]
+    return res
+
+
+def to_sarif(report: Report) -> JsonObj:
+    workspace = _workspace(report)
+    codes = {r.code for r in report.rules}
+    extra = sorted({f.code for f in (*report.findings, *report.suppressed)} - codes)
+    rules: list[JsonObj] = [
+        {
+            "id": r.code,
+            "name": _rule_name(r.name),
+            "shortDescription": {"text": r.summary or r.name},
+            "fullDescription": {"text": r.summary or r.name},
+            "help": {"text": r.help or r.summary or r.name},
+        }
+        for r in report.rules
+    ]
+    rules.extend({"id": c, "shortDescription": {"text": c}} for c in extra)
+    rule_index = {str(r["id"]): i for i, r in enumerate(rules)}
+    results = [_result(f, rule_index, workspace) for f in (*report.findings, *report.suppressed)]
+    run: JsonObj = {
+        "tool": {
+            "driver": {
+                "name": "slim",
+                "semanticVersion": __version__,
+                "rules": rules,
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the repository root"}}},
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(report: Report, out: TextIO) -> None:
+    json.dump(to_sarif(report), out, indent=2, sort_keys=True, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,338 @@
+"""Suppressions: edges kept on purpose, with a reason, so a finding is counted, not dropped.
+
+Two sources: a `# slim: keep(reason)` comment on the dep's line in BUILD/BUCK (found from
+the finding's location file and the dep label text) and a `keep` list in the config. A kept
+finding moves to `Report.suppressed`; a suppression that matches no finding becomes a
+SLIM990 stale-suppression finding, so keep-lists do not rot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from slim.errors import ConfigError
+from slim.model.findings import Confidence, Finding, Rule
+from slim.model.graph import Location
+from slim.model.labels import label_name, label_package, normalize_label
+
+if TYPE_CHECKING:
+    from slim.model.graph import BuildGraph
+
+STALE_SUPPRESSION = Rule(
+    code="SLIM990",
+    name="stale-suppression",
+    summary="A suppression (`# slim: keep(...)` or a config `keep` entry) matches no finding.",
+    help=(
+        "The kept edge is no longer reported: it is used now, it was removed, or the check "
+        "that flagged it did not run. Delete the suppression so keep-lists do not rot, or "
+        "give the evidence the check needs."
+    ),
+)
+
+#: BUILD files larger than this are not searched for keep comments.
+MAX_BUILD_BYTES = 16 * 1024 * 1024
+_KEEP = re.compile(r"#\s*slim:\s*keep\((?P<reason>.*)\)")
+_QUOTED = re.compile(r"""["']([^"'\s]+)["']""")
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """One suppression: the edge `target -> dep` (codes empty = any code), why, and where."""
+
+    target: str
+    dep: str
+    reason: str
+    source: str
+    line: int | None = None
+    codes: tuple[str, ...] = ()
+    in_source: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+    def matches(self, f: Finding) -> bool:
+        if (self.codes and f.code not in self.codes) or f.dep != self.dep:
+            return False
+        return self.target in ("", f.target)
+
+
+def keeps_from_config(raw: dict[str, Any], path: Path | None) -> list[Keep]:
+    """The config's `keep = [{target = "//a:b", dep = "//c:d", reason = "…"}, …]` entries."""
+    items = raw.get("keep", [])
+    where = f"{path}: keep" if path is not None else "keep"
+    if not isinstance(items, list):
+        raise ConfigError(f"{where}: expected a list of tables, found {items!r}")
+    source = path.name if path is not None else "config"
+    lines = path.read_text(encoding="utf-8").splitlines() if path is not None else []
+    out = []
+    for n, item in enumerate(items):
+        at = f"{where}[{n}]"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{at}: expected a table with dep and reason, found {item!r}")
+        unknown = set(item) - {"target", "dep", "reason", "codes"}
+        if unknown:
+            raise ConfigError(
+                f"{at}: unknown key {sorted(unknown)[0]!r} (expected codes, dep, reason, target)"
+            )
+        dep, reason = item.get("dep"), item.get("reason")
+        if not isinstance(dep, str) or not dep:
+            raise ConfigError(f'{at}: expected dep = "//label", found {dep!r}')
+        if not isinstance(reason, str) or not reason.strip():
+            raise ConfigError(f"{at}: expected a non-empty reason, found {reason!r}")
+        target = item.get("target", "")
+        if not isinstance(target, str):
+            raise ConfigError(f"{at}: target: expected a label, found {target!r}")
+        codes = item.get("codes", [])
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{at}: codes: expected a list of rule codes, found {codes!r}")
+        line = next((i for i, t in enumerate(lines, 1) if f'"{dep}"' in t), None)
+        out.append(
+            Keep(
+                target=normalize_label(target) if target else "",
+                dep=normalize_label(dep),
+                reason=reason.strip(),
+                source=source,
+                line=line,
+                codes=tuple(sorted(c.upper() for c in codes)),
+            )
+        )
+    return out
+
+
+def resolve(path: str, workspace: Path | None) -> Path | None:
+    """A location's file on disk: as given, or under the workspace; None if not there."""
+    p = Path(path)
+    candidates = [p] if p.is_absolute() else [p] + ([workspace / p] if workspace else [])
+    for c in candidates:
+        try:
+            if c.is_file() and c.stat().st_size <= MAX_BUILD_BYTES:
+                return c
+        except OSError:
+            continue
+    return None
+
+
+_SEEN: dict[tuple[str, str], tuple[int, list[str]] | None] = {}
+_SEEN_MAX = 200_000
+#: Paths not on disk; a file created mid-process is only seen by a new process (a run).
+_MISSING: set[tuple[str, str]] = set()
+
+
+class BuildFiles:
+    """BUILD/BUCK/CMakeLists text, read on demand and remembered per process (by mtime)."""
+
+    def __init__(self, workspace: Path | None) -> None:
+        self.workspace = workspace
+
+    def lines(self, path: str) -> list[str] | None:
+        key = (str(self.workspace), path)
+        if key in _MISSING:
+            return None
+        real = resolve(path, self.workspace)
+        if real is None:
+            if len(_MISSING) > _SEEN_MAX:
+                _MISSING.clear()
+            _MISSING.add(key)
+            return None
+        try:
+            stamp = real.stat().st_mtime_ns
+            hit = _SEEN.get(key)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+            text = real.read_bytes().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return None
+        if len(_SEEN) > _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[key] = (stamp, text)
+        return text
+
+
+def _spellings(dep: str, target: str) -> set[str]:
+    """How a BUILD file may spell `dep` inside `target`'s rule."""
+    out = {dep}
+    pkg, name = label_package(dep), label_name(dep)
+    if pkg.rsplit("/", 1)[-1] == name:
+        out.add(pkg)
+    if label_package(target) == pkg:
+        out.update({f":{name}", name})
+    if dep.startswith("//"):
+        out.update({f"@{dep}", f"@@{dep}"})
+    return out
+
+
+def _rule_span(lines: list[str], start: int) -> range:
+    """Lines of the call that starts at 1-based `start`, up to its closing parenthesis."""
+    depth = 0
+    seen_open = False
+    for i in range(start - 1, min(len(lines), start - 1 + 5000)):
+        code = lines[i].split("#", 1)[0]
+        depth += code.count("(") - code.count(")")
+        seen_open = seen_open or "(" in code
+        if seen_open and depth <= 0:
+            return range(start, i + 2)
+    return range(start, min(len(lines), start + 5000) + 1)
+
+
+def dep_line(
+    files: BuildFiles, location: Location | None, target: str, dep: str
+) -> tuple[str, int, str] | None:
+    """(file, line, text) of the line naming `dep` in the rule at `location`, if found."""
+    if location is None or location.line is None:
+        return None
+    lines = files.lines(location.path)
+    if not lines:
+        return None
+    spellings = _spellings(dep, target)
+    cmake = location.path.rsplit("/", 1)[-1] == "CMakeLists.txt"
+    bare = re.compile(rf"(?<![\w./:-]){re.escape(label_name(dep))}(?![\w./:-])")
+    for n in _rule_span(lines, location.line):
+        text = lines[n - 1]
+        code = text.split("#", 1)[0]
+        if any(m in spellings for m in _QUOTED.findall(code)) or (cmake and bare.search(code)):
+            return location.path, n, text
+    return None
+
+
+def _comment_keep(text: str) -> str | None:
+    m = _KEEP.search(text)
+    return None if m is None else m.group("reason").strip()
+
+
+@dataclass
+class Outcome:
+    """Findings after suppression: kept ones moved aside, stale suppressions as findings."""
+
+    findings: list[Finding]
+    suppressed: list[Finding]
+    stale: list[Finding]
+
+
+def _mark(f: Finding, keep: Keep) -> Finding:
+    extra: tuple[tuple[str, str | int | float | bool], ...] = (
+        ("suppressed_by", keep.where),
+        ("suppression", "inSource" if keep.in_source else "external"),
+        ("suppression_reason", keep.reason),
+    )
+    return dataclasses.replace(f, data=tuple(sorted((*f.data, *extra))))
+
+
+def _with_dep_line(f: Finding, found: tuple[str, int, str] | None) -> Finding:
+    if found is None:
+        return f
+    _, n, text = found
+    code = text.split("#", 1)[0].strip().rstrip(",").strip()
+    alone = len(_QUOTED.findall(code)) == 1 and _QUOTED.fullmatch(code) is not None
+    extra = (("dep_line", n), ("dep_line_alone", alone))
+    return dataclasses.replace(f, data=tuple(sorted((*dict(f.data).items(), *extra))))
+
+
+def _stale(keep: Keep) -> Finding:
+    edge = f"{keep.target} -> {keep.dep}" if keep.target else f"* -> {keep.dep}"
+    return Finding(
+        code=STALE_SUPPRESSION.code,
+        name=STALE_SUPPRESSION.name,
+        target=keep.target,
+        dep=keep.dep,
+        verdict="stale",
+        message=f"suppression of {edge} at {keep.where} matches no finding in this run "
+        f"(reason given: {keep.reason or 'none'})",
+        confidence=Confidence.HIGH,
+        removable=False,
+        location=Location(keep.source, keep.line),
+    )
+
+
+_COMMENTED: weakref.WeakKeyDictionary[BuildGraph, dict[str, list[int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _commented_targets(graph: BuildGraph, files: BuildFiles) -> list[int]:
+    """Ids (sorted) of targets declared in a file holding any `slim:` comment; once per graph."""
+    per_ws = _COMMENTED.setdefault(graph, {})
+    key = str(files.workspace)
+    if key not in per_ws:
+        by_path: dict[str, list[int]] = {}
+        for t, loc in graph.locations.items():
+            if loc.line is not None:
+                by_path.setdefault(loc.path, []).append(t)
+        ids: list[int] = []
+        for path, targets in by_path.items():
+            lines = files.lines(path)
+            if lines and any("slim:" in x for x in lines):
+                ids.extend(targets)
+        per_ws[key] = sorted(ids)
+    return per_ws[key]
+
+
+def comment_keeps(graph: BuildGraph, target_ids: Iterable[int], files: BuildFiles) -> list[Keep]:
+    """Every `# slim: keep(...)` on a dep line of the rules of `target_ids`."""
+    import numpy as np
+
+    commented = _commented_targets(graph, files)
+    if not commented:
+        return []
+    wanted = np.zeros(len(graph), dtype=bool)
+    wanted[np.fromiter(target_ids, dtype=np.int64)] = True
+    out = []
+    for t in commented:
+        if not wanted[t]:
+            continue
+        loc = graph.locations[t]
+        lines = files.lines(loc.path)
+        if lines and loc.line is not None:
+            out.extend(_keeps_in_rule(graph.labels[t], loc.path, lines, loc.line))
+    return out
+
+
+def _keeps_in_rule(target: str, path: str, lines: list[str], start: int) -> list[Keep]:
+    out = []
+    for n in _rule_span(lines, start):
+        reason = _comment_keep(lines[n - 1])
+        if reason is None:
+            continue
+        code = lines[n - 1].split("#", 1)[0]
+        for text in _QUOTED.findall(code):
+            dep = normalize_label(text, label_package(target))
+            out.append(Keep(target, dep, reason, path, n, in_source=True))
+    return out
+
+
+def apply(
+    graph: BuildGraph,
+    roots: Sequence[int],
+    findings: Sequence[Finding],
+    workspace: Path | None,
+    keeps: Sequence[Keep] = (),
+) -> Outcome:
+    """Split `findings` into reported and suppressed; list suppressions that match nothing."""
+    files = BuildFiles(workspace)
+    located = [
+        _with_dep_line(f, dep_line(files, f.location, f.target, f.dep)) if f.dep else f
+        for f in findings
+    ]
+    in_files = []
+    if roots and _commented_targets(graph, files):
+        in_files = comment_keeps(graph, graph.closure(roots).tolist(), files)
+    candidates = [*keeps, *in_files]
+    used: set[Keep] = set()
+    kept, suppressed = [], []
+    for f in located:
+        hit = next((k for k in candidates if k.matches(f)), None) if f.dep else None
+        if hit is None:
+            kept.append(f)
+        else:
+            used.add(hit)
+            suppressed.append(_mark(f, hit))
+    stale = [_stale(k) for k in sorted(set(candidates) - used, key=lambda k: (k.where, k.dep))]
+    return Outcome(kept, suppressed, stale)
