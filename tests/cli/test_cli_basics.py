@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -57,6 +57,7 @@ def test_bad_input_one_line_exit_2(tmp_path: Path) -> None:
     code, out, err = run(
         "report", "//a:b", "--graph", str(bad), "--format", "json", "-o", str(tmp_path / "out.json")
     )
+    assert out == ""
     assert code == 2
     assert err.startswith(f"slim: error: {bad}:1: expected ")
     assert err.count("\n") == 1
