@@ -19,7 +19,7 @@ import numpy as np
 from slim import __version__
 from slim.model.graph import BuildGraph, Location
 
-_FORMAT_VERSION = "1"
+_FORMAT_VERSION = "2"
 
 
 def cache_dir() -> Path:
@@ -54,14 +54,19 @@ def _loc(loc: Location) -> list[object]:
 
 
 def save(graph: BuildGraph, key: str) -> None:
+    """Columns as numpy arrays (labels and strings as one blob each), the rest msgpack."""
     import msgspec
 
+    from slim.model.columns import SEP, LocationColumn, StringsColumn
+
+    kind_table = sorted(set(graph.kinds))
+    kind_pos = {k: i for i, k in enumerate(kind_table)}
+    locs = LocationColumn.pack(graph.locations)
+    srcs = StringsColumn.pack(graph.srcs)
+    tags = StringsColumn.pack(graph.tags)
     meta: dict[str, Any] = {
-        "labels": graph.labels,
-        "kinds": graph.kinds,
-        "locations": {k: _loc(v) for k, v in graph.locations.items()},
-        "srcs": graph.srcs,
-        "tags": graph.tags,
+        "kind_table": kind_table,
+        "location_paths": locs["paths"],
         "attrs": graph.attrs,
         "configurations": graph.configurations,
         "edge_locations": [[a, b, *_loc(loc)] for (a, b), loc in graph.edge_locations.items()],
@@ -69,18 +74,22 @@ def save(graph: BuildGraph, key: str) -> None:
         "formats": graph.formats,
         "notes": graph.notes,
     }
+    arrays: dict[str, Any] = {
+        "src": graph.edge_src,
+        "dst": graph.edge_dst,
+        "kind": graph.edge_kind,
+        "labels": np.frombuffer(SEP.join(graph.labels).encode(), dtype=np.uint8),
+        "kinds": np.array([kind_pos[k] for k in graph.kinds], dtype=np.int32),
+        "meta": np.frombuffer(msgspec.msgpack.encode(meta), dtype=np.uint8),
+    }
+    arrays.update({f"loc_{k}": v for k, v in locs.items() if k != "paths"})
+    arrays.update({f"srcs_{k}": v for k, v in srcs.items()})
+    arrays.update({f"tags_{k}": v for k, v in tags.items()})
     d = cache_dir() / "graphs"
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".{key}.{os.getpid()}.tmp"
     with tmp.open("wb") as f:
-        blob = msgspec.msgpack.encode(meta)
-        np.savez(
-            f,
-            src=graph.edge_src,
-            dst=graph.edge_dst,
-            kind=graph.edge_kind,
-            meta=np.frombuffer(blob, dtype=np.uint8),
-        )
+        np.savez(f, **arrays)
     os.replace(tmp, d / f"{key}.npz")
 
 
@@ -92,30 +101,48 @@ def load(key: str) -> BuildGraph | None:
     """The cached graph for `key`, or None (a damaged entry is ignored and rebuilt)."""
     import msgspec
 
+    from slim.model.columns import SEP, LocationColumn, StringsColumn
+
     path = cache_dir() / "graphs" / f"{key}.npz"
     if not path.exists():
         return None
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = msgspec.msgpack.decode(z["meta"].tobytes())
-            src, dst, kind = z["src"], z["dst"], z["kind"]
+            cols = {name: z[name] for name in z.files}
+        text = cols["labels"].tobytes().decode()
+        labels = text.split(SEP) if text else []
+        table = meta["kind_table"]
+        kinds = [table[i] for i in cols["kinds"].tolist()]
+        sub = {k[4:]: v for k, v in cols.items() if k.startswith("loc_")}
+        locations = LocationColumn.unpack({**sub, "paths": meta["location_paths"]})
+        srcs = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("srcs_")})
+        tags = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("tags_")})
         return BuildGraph(
-            labels=meta["labels"],
-            kinds=meta["kinds"],
-            locations={k: Location(*v) for k, v in meta["locations"].items()},
-            srcs={k: tuple(v) for k, v in meta["srcs"].items()},
-            tags={k: tuple(v) for k, v in meta["tags"].items()},
+            labels=labels,
+            kinds=kinds,
+            locations=locations,
+            srcs=srcs,
+            tags=tags,
             attrs={k: {a: _tuple(x) for a, x in v.items()} for k, v in meta["attrs"].items()},  # type: ignore[misc]
             configurations={k: tuple(v) for k, v in meta["configurations"].items()},
-            edge_src=src,
-            edge_dst=dst,
-            edge_kind=kind,
+            edge_src=cols["src"],
+            edge_dst=cols["dst"],
+            edge_kind=cols["kind"],
             edge_locations={(e[0], e[1]): Location(*e[2:]) for e in meta["edge_locations"]},
             artifacts=meta["artifacts"],
             formats=tuple(meta["formats"]),
             notes=tuple(meta["notes"]),
         )
-    except (OSError, ValueError, KeyError, TypeError, msgspec.DecodeError):
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        UnicodeDecodeError,
+        msgspec.DecodeError,
+    ):
         return None
 
 

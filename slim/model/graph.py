@@ -9,7 +9,7 @@ only for small subgraphs (drawing, `why` path enumeration).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, TypeVar
@@ -487,9 +487,9 @@ class BuildGraph:
         *,
         labels: list[str],
         kinds: list[str],
-        locations: dict[int, Location],
-        srcs: dict[int, tuple[str, ...]],
-        tags: dict[int, tuple[str, ...]],
+        locations: Mapping[int, Location],
+        srcs: Mapping[int, tuple[str, ...]],
+        tags: Mapping[int, tuple[str, ...]],
         attrs: dict[int, dict[str, AttrValue]],
         configurations: dict[int, tuple[str, ...]],
         edge_src: NDArray[np.int32],

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from slim.model.columns import LocationColumn, StringsColumn
+from slim.model.graph import Location
+
+paths = st.text(alphabet="abc/_.é ", min_size=1, max_size=12)
+
+
+@given(st.dictionaries(st.integers(0, 10_000), st.tuples(paths, st.none() | st.integers(1, 9999))))
+def test_locations_round_trip(raw: dict[int, tuple[str, int | None]]) -> None:
+    locs = {k: Location(p, line) for k, (p, line) in raw.items()}
+    col = LocationColumn.unpack(LocationColumn.pack(locs))
+    assert dict(col.items()) == locs
+    assert len(col) == len(locs)
+    assert col.get(-1) is None
+    assert ("x" in col) is False
+
+
+@given(
+    st.dictionaries(
+        st.integers(0, 10_000),
+        st.lists(st.text(alphabet="ab:/é.", min_size=1), min_size=1).map(tuple),
+    )
+)
+def test_strings_round_trip(raw: dict[int, tuple[str, ...]]) -> None:
+    col = StringsColumn.unpack(StringsColumn.pack(raw))
+    assert dict(col.items()) == raw
+    assert col.get(10_001, ()) == ()
