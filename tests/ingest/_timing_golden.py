@@ -24,8 +24,23 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 def canonical(ts: TimingSet, data_dir: Path) -> dict[str, object]:
     d = asdict(ts)
     d["source"] = Path(ts.source).relative_to(data_dir).as_posix()
+    repo = data_dir.resolve().parents[1]
+
+    def portable(out: str) -> str:
+        """Outputs derived from the sample's own path are compared relative to the repo."""
+        p = Path(out)
+        if p.is_absolute() and p.resolve().is_relative_to(repo):
+            return p.resolve().relative_to(repo).as_posix()
+        return out
+
     d["actions"] = [
-        {**a._asdict(), "start": round(a.start, 6), "end": round(a.end, 6)} for a in ts.actions
+        {
+            **a._asdict(),
+            "start": round(a.start, 6),
+            "end": round(a.end, 6),
+            "outputs": [portable(o) for o in a.outputs],
+        }
+        for a in ts.actions
     ]
     return dict(json.loads(json.dumps(d, sort_keys=True)))
 
