@@ -106,6 +106,9 @@ def analyze(
     given = {s.kind for s in status if s.given}
     findings: list[Finding] = []
     rules: list[Rule] = [EVIDENCE_MISSING]
+    contexts = {
+        root: AnalysisContext(graph=graph, root=root, facts=facts, options=opts) for root in roots
+    }
     for spec in specs:
         codes = set(spec.codes)
         if select and not codes & set(select):
@@ -115,7 +118,7 @@ def analyze(
         rules.extend(spec.rules)
         for root in roots:
             label = graph.labels[root]
-            ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=opts)
+            ctx = contexts[root]
             if spec.applies is not None and not spec.applies(ctx):
                 continue
             if spec.requires and not spec.requires & given:

@@ -252,42 +252,42 @@ def _stale(keep: Keep) -> Finding:
     )
 
 
-_COMMENTED: weakref.WeakKeyDictionary[BuildGraph, dict[str, list[int]]] = (
+_HAS_COMMENT: weakref.WeakKeyDictionary[BuildGraph, dict[tuple[str, str], bool]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _commented_targets(graph: BuildGraph, files: BuildFiles) -> list[int]:
-    """Ids (sorted) of targets declared in a file holding any `slim:` comment; once per graph."""
-    per_ws = _COMMENTED.setdefault(graph, {})
-    key = str(files.workspace)
-    if key not in per_ws:
-        by_path: dict[str, list[int]] = {}
-        for t, loc in graph.locations.items():
-            if loc.line is not None:
-                by_path.setdefault(loc.path, []).append(t)
-        ids: list[int] = []
-        for path, targets in by_path.items():
+def _commented_targets(
+    graph: BuildGraph, files: BuildFiles, ids: Iterable[int] | None = None
+) -> list[int]:
+    """Ids (sorted) among `ids` (default: all) declared in a file holding a `slim:` comment.
+
+    Whether a file has one is remembered per graph, so only the files of the targets asked
+    about are read, each once (a report reads its root's closure, not the monorepo).
+    """
+    seen = _HAS_COMMENT.setdefault(graph, {})
+    ws = str(files.workspace)
+    locs = graph.locations
+    by_path: dict[str, list[int]] = {}
+    for t in range(len(graph)) if ids is None else ids:
+        loc = locs.get(t)
+        if loc is not None and loc.line is not None:
+            by_path.setdefault(loc.path, []).append(t)
+    out: list[int] = []
+    for path, targets in by_path.items():
+        has = seen.get((ws, path))
+        if has is None:
             lines = files.lines(path)
-            if lines and any("slim:" in x for x in lines):
-                ids.extend(targets)
-        per_ws[key] = sorted(ids)
-    return per_ws[key]
+            has = seen[(ws, path)] = bool(lines) and any("slim:" in x for x in lines or ())
+        if has:
+            out.extend(targets)
+    return sorted(out)
 
 
 def comment_keeps(graph: BuildGraph, target_ids: Iterable[int], files: BuildFiles) -> list[Keep]:
     """Every `# slim: keep(...)` on a dep line of the rules of `target_ids`."""
-    import numpy as np
-
-    commented = _commented_targets(graph, files)
-    if not commented:
-        return []
-    wanted = np.zeros(len(graph), dtype=bool)
-    wanted[np.fromiter(target_ids, dtype=np.int64)] = True
     out = []
-    for t in commented:
-        if not wanted[t]:
-            continue
+    for t in _commented_targets(graph, files, target_ids):
         loc = graph.locations[t]
         lines = files.lines(loc.path)
         if lines and loc.line is not None:
@@ -321,9 +321,7 @@ def apply(
         _with_dep_line(f, dep_line(files, f.location, f.target, f.dep)) if f.dep else f
         for f in findings
     ]
-    in_files = []
-    if roots and _commented_targets(graph, files):
-        in_files = comment_keeps(graph, graph.closure(roots).tolist(), files)
+    in_files = comment_keeps(graph, graph.closure(roots).tolist(), files) if roots else []
     candidates = [*keeps, *in_files]
     used: set[Keep] = set()
     kept, suppressed = [], []

@@ -35,6 +35,7 @@ class AnalysisContext:
     facts: Facts
     options: Options = field(default_factory=Options)
     _closure: NDArray[np.int64] | None = None
+    _kinds: frozenset[str] | None = None
 
     @property
     def root_target(self) -> Target:
@@ -55,10 +56,10 @@ class AnalysisContext:
     ) -> bool:
         """Whether any target the root builds has a rule kind starting with `prefixes` (or
         named in `names`)."""
-        kinds = self.graph.kinds
-        return any(
-            k.startswith(prefixes) or k in names for k in {kinds[i] for i in self.closure.tolist()}
-        )
+        if self._kinds is None:
+            kinds = self.graph.kinds
+            self._kinds = frozenset(kinds[i] for i in self.closure.tolist())
+        return any(k.startswith(prefixes) or k in names for k in self._kinds)
 
 
 #: Rule kinds of native code: Bazel/Buck2 prefixes and the CMake file API's target types.
