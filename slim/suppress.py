@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slim.errors import ConfigError
+from slim.model.columns import group_by_path
 from slim.model.findings import Confidence, Finding, Rule
 from slim.model.graph import Location
 from slim.model.labels import label_name, label_package, normalize_label
@@ -267,12 +268,7 @@ def _commented_targets(
     """
     seen = _HAS_COMMENT.setdefault(graph, {})
     ws = str(files.workspace)
-    locs = graph.locations
-    by_path: dict[str, list[int]] = {}
-    for t in range(len(graph)) if ids is None else ids:
-        loc = locs.get(t)
-        if loc is not None and loc.line is not None:
-            by_path.setdefault(loc.path, []).append(t)
+    by_path = group_by_path(graph.locations, range(len(graph)) if ids is None else ids)
     out: list[int] = []
     for path, targets in by_path.items():
         has = seen.get((ws, path))

@@ -6,7 +6,7 @@ them as numpy arrays and a string table, and builds an entry only when it is ask
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +75,19 @@ class LocationColumn(Mapping[int, Location]):
     def __len__(self) -> int:
         return len(self._ids)
 
+    def group_by_path(self, ids: Iterable[int]) -> dict[str, list[int]]:
+        """Vectorized `group_by_path` (the ids that have a location with a line)."""
+        want = np.fromiter(ids, dtype=np.int64)
+        if not len(want) or not len(self._ids):
+            return {}
+        pos = np.minimum(np.searchsorted(self._ids, want), len(self._ids) - 1)
+        hit = (self._ids[pos] == want) & (self._lines[pos] >= 0)
+        want, pos = want[hit], pos[hit]
+        out: dict[str, list[int]] = {}
+        for p, t in zip(self._path_idx[pos].tolist(), want.tolist(), strict=True):
+            out.setdefault(self._paths[p], []).append(t)
+        return out
+
 
 class StringsColumn(Mapping[int, tuple[str, ...]]):
     """target id -> tuple of strings (srcs, tags), decoded from one blob on access."""
@@ -125,3 +138,15 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
 
     def __len__(self) -> int:
         return len(self._ids)
+
+
+def group_by_path(locations: Mapping[int, Location], ids: Iterable[int]) -> dict[str, list[int]]:
+    """The targets among `ids` that have a location with a line, grouped by file."""
+    if isinstance(locations, LocationColumn):
+        return locations.group_by_path(ids)
+    out: dict[str, list[int]] = {}
+    for t in ids:
+        loc = locations.get(t)
+        if loc is not None and loc.line is not None:
+            out.setdefault(loc.path, []).append(t)
+    return out

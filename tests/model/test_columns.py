@@ -29,3 +29,19 @@ def test_strings_round_trip(raw: dict[int, tuple[str, ...]]) -> None:
     col = StringsColumn.unpack(StringsColumn.pack(raw))
     assert dict(col.items()) == raw
     assert col.get(10_001, ()) == ()
+
+
+def test_group_by_path_is_the_same_for_dicts_and_columns() -> None:
+    from slim.model.columns import group_by_path
+
+    locs = {
+        3: Location("a/BUILD", 1),
+        7: Location("b/BUILD", 4),
+        9: Location("a/BUILD", 9),
+        11: Location("c/BUILD"),
+    }
+    col = LocationColumn.unpack(LocationColumn.pack(locs))
+    ids = [11, 9, 3, 7, 5]
+    assert (
+        group_by_path(locs, ids) == group_by_path(col, ids) == {"a/BUILD": [9, 3], "b/BUILD": [7]}
+    )
