@@ -9,7 +9,9 @@ SLIM990 stale-suppression finding, so keep-lists do not rot.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import stat
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -111,14 +113,16 @@ def keeps_from_config(raw: dict[str, Any], path: Path | None) -> list[Keep]:
 
 def resolve(path: str, workspace: Path | None) -> Path | None:
     """A location's file on disk: as given, or under the workspace; None if not there."""
-    p = Path(path)
-    candidates = [p] if p.is_absolute() else [p] + ([workspace / p] if workspace else [])
+    candidates = [path]
+    if workspace is not None and not os.path.isabs(path):
+        candidates.append(os.path.join(workspace, path))
     for c in candidates:
         try:
-            if c.is_file() and c.stat().st_size <= MAX_BUILD_BYTES:
-                return c
-        except OSError:
+            st = os.stat(c)
+        except (OSError, ValueError):
             continue
+        if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_BUILD_BYTES:
+            return Path(c)
     return None
 
 

@@ -522,6 +522,7 @@ class BuildGraph:
         self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._csr_rev: dict[frozenset[EdgeKind], csr_matrix] = {}
+        self._closures: dict[tuple[int, frozenset[EdgeKind]], NDArray[np.int64]] = {}
 
     # -- nodes -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -620,16 +621,27 @@ class BuildGraph:
     def closure(
         self, roots: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
     ) -> NDArray[np.int64]:
-        """Ids reachable from `roots` (roots included), sorted."""
+        """Ids reachable from `roots` (roots included), sorted (read-only; recent single-root
+        closures are remembered, since analyzers, planner and summary all ask for them)."""
         from scipy.sparse.csgraph import breadth_first_order
 
+        roots = list(roots)
+        key = (roots[0], kinds) if len(roots) == 1 else None
+        if key is not None and key in self._closures:
+            return self._closures[key]
         m = self.csr(kinds)
         seen = np.zeros(len(self.labels), dtype=bool)
         for r in roots:
             if not seen[r]:
                 order = breadth_first_order(m, r, directed=True, return_predecessors=False)
                 seen[order] = True
-        return np.flatnonzero(seen).astype(np.int64)
+        out = np.flatnonzero(seen).astype(np.int64)
+        out.flags.writeable = False
+        if key is not None:
+            if len(self._closures) >= 8:
+                self._closures.pop(next(iter(self._closures)))
+            self._closures[key] = out
+        return out
 
     def reverse_closure(
         self, targets: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
