@@ -82,11 +82,15 @@ class LocationColumn(Mapping[int, Location]):
             return {}
         pos = np.minimum(np.searchsorted(self._ids, want), len(self._ids) - 1)
         hit = (self._ids[pos] == want) & (self._lines[pos] >= 0)
-        want, pos = want[hit], pos[hit]
-        out: dict[str, list[int]] = {}
-        for p, t in zip(self._path_idx[pos].tolist(), want.tolist(), strict=True):
-            out.setdefault(self._paths[p], []).append(t)
-        return out
+        want, paths = want[hit], self._path_idx[pos[hit]]
+        order = np.argsort(paths, kind="stable")
+        paths, want = paths[order], want[order]
+        cuts = np.flatnonzero(np.diff(paths)) + 1
+        return {
+            self._paths[int(group_paths[0])]: group.tolist()
+            for group_paths, group in zip(np.split(paths, cuts), np.split(want, cuts), strict=True)
+            if len(group)
+        }
 
 
 class StringsColumn(Mapping[int, tuple[str, ...]]):

@@ -519,6 +519,7 @@ class BuildGraph:
         if len(edge_src):
             np.cumsum(np.bincount(edge_src, minlength=n), out=self.indptr[1:])
         self._ids: dict[str, int] | None = None
+        self._scans = 0
         self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._csr_rev: dict[frozenset[EdgeKind], csr_matrix] = {}
@@ -539,7 +540,19 @@ class BuildGraph:
         return self._ids
 
     def lookup(self, label: str) -> int | None:
-        """The id of a label in any spelling (`//a`, `@//a:a`, ...), None if absent."""
+        """The id of a label in any spelling (`//a`, `@//a:a`, ...), None if absent.
+
+        The first few lookups scan the label list (a C-level pass, ~10 ms for a million
+        labels) instead of building the million-entry index a one-root query never needs.
+        """
+        if self._ids is None and self._scans < 8:
+            self._scans += 1
+            for cand in dict.fromkeys((label, normalize_label(label))):
+                try:
+                    return self.labels.index(cand)
+                except ValueError:
+                    continue
+            return None
         i = self.ids.get(label)
         if i is None:
             i = self.ids.get(normalize_label(label))
