@@ -76,6 +76,7 @@ def save(graph: BuildGraph, key: str) -> None:
     }
     arrays: dict[str, Any] = {
         "src": graph.edge_src,
+        "indptr": graph.indptr,
         "dst": graph.edge_dst,
         "kind": graph.edge_kind,
         "labels": np.frombuffer(SEP.join(graph.labels).encode(), dtype=np.uint8),
@@ -133,6 +134,7 @@ def load(key: str) -> BuildGraph | None:
             artifacts=meta["artifacts"],
             formats=tuple(meta["formats"]),
             notes=tuple(meta["notes"]),
+            indptr=cols["indptr"],
         )
     except (
         OSError,

@@ -499,6 +499,7 @@ class BuildGraph:
         artifacts: dict[str, int],
         formats: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
+        indptr: NDArray[np.int64] | None = None,
     ) -> None:
         self.labels = labels
         self.kinds = kinds
@@ -515,9 +516,12 @@ class BuildGraph:
         self.formats = formats
         self.notes = notes
         n = len(labels)
-        self.indptr = np.zeros(n + 1, dtype=np.int64)
-        if len(edge_src):
-            np.cumsum(np.bincount(edge_src, minlength=n), out=self.indptr[1:])
+        if indptr is not None and len(indptr) == n + 1:
+            self.indptr = indptr
+        else:
+            self.indptr = np.zeros(n + 1, dtype=np.int64)
+            if len(edge_src):
+                np.cumsum(np.bincount(edge_src, minlength=n), out=self.indptr[1:])
         self._ids: dict[str, int] | None = None
         self._scans = 0
         self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
@@ -750,12 +754,15 @@ class BuildGraph:
             return []
         up = self.bfs_distances(dest, kinds, reverse=True)
         m = self.csr(kinds)
-        rows = np.repeat(np.arange(len(self.labels), dtype=np.int64), np.diff(m.indptr))
-        cols = m.indices.astype(np.int64)
-        on_path = (down[rows] >= 0) & (up[cols] >= 0) & (down[rows] + 1 + up[cols] == total)
+        nodes = np.flatnonzero((down >= 0) & (up >= 0) & (down + up == total))
+        on_path = np.zeros(len(self.labels), dtype=bool)
+        on_path[nodes] = True
         succ: dict[int, list[int]] = {}
-        for a, b in zip(rows[on_path].tolist(), cols[on_path].tolist(), strict=True):
-            succ.setdefault(a, []).append(b)
+        for a in nodes.tolist():
+            nexts = m.indices[m.indptr[a] : m.indptr[a + 1]]
+            nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
+            if len(nexts):
+                succ[a] = nexts.tolist()
         for nexts in succ.values():
             nexts.sort(key=lambda x: self.labels[x])
         paths: list[list[int]] = []
