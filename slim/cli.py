@@ -571,7 +571,7 @@ def _cuts_for(targets: Sequence[str], kw: dict[str, Any]) -> tuple[list[Any], Pa
     flags = {k: kw[v] for k, v in names.items()}
     facts = _load_facts(s.config, labels, flags)
     opts = _options(s.config, labels, kw["workspace"], kw["cpu_only"], kw["cuda_archs"])
-    rep = analyze(graph, roots, facts, opts)
+    rep = analyze(graph, roots, facts, opts, keep=_config_keeps(s.config))
     root = opts.workspace or (s.config.path.parent if s.config.path else Path.cwd())
     return cuts_of(graph, rep.findings), root
 
