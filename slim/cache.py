@@ -148,8 +148,18 @@ def load(key: str) -> BuildGraph | None:
         return None
 
 
-def load_graph_cached(paths: Sequence[Path], fmt: str | None, *, use_cache: bool) -> BuildGraph:
-    """Load graph exports, through the cache when `use_cache`."""
+#: Graphs this large are written to the cache by a forked child while the parent goes on.
+BACKGROUND_SAVE_EDGES = 2_000_000
+
+
+def load_graph_cached(
+    paths: Sequence[Path], fmt: str | None, *, use_cache: bool, background: bool = False
+) -> BuildGraph:
+    """Load graph exports, through the cache when `use_cache`.
+
+    With `background`, a large graph is saved by a forked child (the entry appears
+    atomically when it is complete), so the first query does not wait for the write.
+    """
     from slim.ingest import load_graph
 
     if not use_cache:
@@ -158,6 +168,27 @@ def load_graph_cached(paths: Sequence[Path], fmt: str | None, *, use_cache: bool
     graph = load(key)
     if graph is None:
         graph = load_graph(paths, fmt)
+        if background and graph.edge_count >= BACKGROUND_SAVE_EDGES and hasattr(os, "fork"):
+            _save_in_child(graph, key)
+        else:
+            with contextlib.suppress(OSError):
+                save(graph, key)
+    return graph
+
+
+def _save_in_child(graph: BuildGraph, key: str) -> None:
+    try:
+        pid = os.fork()
+    except OSError:
         with contextlib.suppress(OSError):
             save(graph, key)
-    return graph
+        return
+    if pid == 0:  # pragma: no cover - the child, measured by the benchmark
+        code = 0
+        try:
+            os.setsid()
+            save(graph, key)
+        except BaseException:  # noqa: BLE001 - a cache write must never surface
+            code = 1
+        finally:
+            os._exit(code)

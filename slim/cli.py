@@ -178,7 +178,7 @@ def _session(
 def _load_graph(s: Session) -> BuildGraph:
     from slim.cache import load_graph_cached
 
-    return load_graph_cached(s.graph_paths, s.graph_format, use_cache=s.use_cache)
+    return load_graph_cached(s.graph_paths, s.graph_format, use_cache=s.use_cache, background=True)
 
 
 def _near_labels(labels: Sequence[str], wanted: str, cap: int = 20_000) -> list[str]:

@@ -55,3 +55,22 @@ def test_damaged_entry_is_ignored(tmp_path: Path) -> None:
     entry.write_bytes(b"not an npz")
     assert load(key) is None
     assert load_graph_cached([src], None, use_cache=True).lookup("//py:tool") is not None
+
+
+def test_background_save_lands_atomically(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    import slim.cache as cache
+
+    monkeypatch.setattr(cache, "BACKGROUND_SAVE_EDGES", 0)
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    g = load_graph_cached([src], None, use_cache=True, background=True)
+    key = cache_key([src], None)
+    for _ in range(200):
+        if load(key) is not None:
+            break
+        time.sleep(0.05)
+    cached = load(key)
+    assert cached is not None
+    _same(g, cached)
