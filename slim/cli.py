@@ -10,7 +10,6 @@ import io
 import itertools
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from slim.atomic import write_atomic
 from slim.errors import ConfigError, SlimError, UsageError
 
 if TYPE_CHECKING:
@@ -45,27 +45,7 @@ def write_output(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_binary_output(data: bytes, output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(output, text.encode("utf-8"))
 
 
 def _path_list(values: Sequence[str]) -> list[Path]:
@@ -501,7 +481,7 @@ def graph_cmd(
     import graphviz
 
     data = graphviz.Source(dot).pipe(format=suffix)
-    write_binary_output(data, out)
+    write_atomic(out, data)
     return EXIT_OK
 
 

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from slim.atomic import write_atomic
 from slim.errors import UsageError
 
 ENV_EVENTS = "SLIM_TRACE_EVENTS"
@@ -163,18 +164,6 @@ def _wait(proc: subprocess.Popen[bytes]) -> int:
         signal.signal(signal.SIGINT, previous)
 
 
-def _write_atomic(output: Path, data: bytes) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def record(cmd: Sequence[str], output: Path, *, importtime: bool = False) -> int:
     """Run `cmd`, write its import trace to `output`, return the program's exit status."""
     if importtime:
@@ -206,14 +195,14 @@ def record(cmd: Sequence[str], output: Path, *, importtime: bool = False) -> int
         args = ", ".join(_json_str(a) for a in cmd)
         lines[0] = lines[0][:-1] + f', "argv": [{args}]}}'.encode()
     if any(ln.startswith(b'{"error"') for ln in lines):
-        _write_atomic(output, b"\n".join(lines) + b"\n")
+        write_atomic(output, b"\n".join(lines) + b"\n")
         return rc
     if lines[-1].startswith(b'{"end": true'):
         lines[-1] = lines[-1][:-1] + f', "exit_code": {rc}}}'.encode()
     else:
         note = "the program ended without running atexit handlers (os._exit or a crash)"
         lines.append(f'{{"end": true, "exit_code": {rc}, "failed": [], "note": "{note}"}}'.encode())
-    _write_atomic(output, b"\n".join(lines) + b"\n")
+    write_atomic(output, b"\n".join(lines) + b"\n")
     return rc
 
 
@@ -246,5 +235,5 @@ def _record_importtime(cmd: Sequence[str], output: Path) -> int:
             f"slim trace --importtime: {cmd[0]} printed no importtime rows "
             "(not a Python >= 3.7 program?); nothing written"
         )
-    _write_atomic(output, b"".join(rows))
+    write_atomic(output, b"".join(rows))
     return rc
