@@ -21,3 +21,14 @@ def _isolated_cache(
 @pytest.fixture
 def data() -> Path:
     return DATA
+
+
+def _hypothesis_profile() -> None:
+    """No per-example deadline: a loaded CI machine must not turn slowness into failures."""
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("slim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("slim")
+
+
+_hypothesis_profile()
