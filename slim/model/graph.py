@@ -429,20 +429,25 @@ class GraphBuilder:
             has_out = np.zeros(n_all, dtype=bool)
             has_out[src] = True
             is_file |= unknown & srcs_in & ~other_in & ~has_out
-        dst64 = redirect[dst]
-        keep = ~is_file[dst64] & ~is_file[src]
-        src64 = src.astype(np.int64)[keep]
-        dst64 = dst64[keep]
-        ek64 = ek.astype(np.int64)[keep]
-        keep = src64 != dst64
-        src64, dst64, ek64 = src64[keep], dst64[keep], ek64[keep]
         # Renumber: drop plain-file nodes and generated files folded into their rule.
         node_keep = ~is_file & (redirect == np.arange(n_all))
         new_id = np.full(n_all, -1, dtype=np.int64)
         new_id[node_keep] = np.arange(int(node_keep.sum()))
-        src64 = new_id[src64]
-        dst64 = new_id[dst64]
-        keys = np.sort((src64 << 36) | (dst64 << 4) | ek64)
+        final = new_id[redirect]
+        # Pack (target, dep, kind) into one int64 key per edge, in place: with tens of
+        # millions of edges every temporary array is hundreds of megabytes.
+        from_id = final[src]
+        to_id = final[dst]
+        keep = (from_id >= 0) & (to_id >= 0) & (from_id != to_id)
+        keys = from_id[keep]
+        del from_id
+        keys <<= 32
+        keys |= to_id[keep]
+        del to_id
+        keys <<= 4
+        keys |= ek[keep]
+        del keep
+        keys.sort()
         if len(keys):
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
         e_src = (keys >> 36).astype(np.int32)
@@ -455,11 +460,11 @@ class GraphBuilder:
         def remap(d: dict[int, _V]) -> dict[int, _V]:
             return {int(new_id[k]): v for k, v in d.items() if new_id[k] >= 0}
 
-        artifacts = {p: int(new_id[redirect[t]]) for p, t in self._artifacts.items()}
+        artifacts = {p: int(final[t]) for p, t in self._artifacts.items()}
         edge_locs = {
-            (int(new_id[redirect[a]]), int(new_id[redirect[b]])): loc
+            (int(final[a]), int(final[b])): loc
             for (a, b), loc in self._edge_locations.items()
-            if new_id[redirect[a]] >= 0 and new_id[redirect[b]] >= 0
+            if final[a] >= 0 and final[b] >= 0
         }
         return BuildGraph(
             labels=labels,
