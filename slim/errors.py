@@ -8,7 +8,16 @@ _FOUND_MAX = 60
 def describe_found(found: bytes | str, limit: int = _FOUND_MAX) -> str:
     """A short, printable rendering of offending input (never the whole 2 GB line)."""
     if isinstance(found, bytes):
-        text = found[: limit * 4].decode("utf-8", "backslashreplace")
+        head = found[: limit * 4]
+        try:
+            text = head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start >= len(head) - 3:  # only the cut last character is incomplete
+                text = head[: exc.start].decode("utf-8")
+            else:
+                return "binary data (" + head[:12].hex(" ") + (" …)" if len(found) > 12 else ")")
+        if any(ord(c) < 32 and c not in "\t" for c in text[:limit]):
+            return "binary data (" + head[:12].hex(" ") + (" …)" if len(found) > 12 else ")")
     else:
         text = found[: limit * 4]
     if not text:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from slim.errors import InputError, UnknownFormatError, describe_found
-from slim.ingest._io import read_head
+from slim.ingest._io import looks_binary, read_head
 
 if TYPE_CHECKING:
     from slim.model.graph import BuildGraph, GraphBuilder
@@ -335,12 +335,12 @@ def detect(path: Path, evidence: str) -> Format:
         if fmt.sniff(head, path):
             return fmt
     names = ", ".join(f.name for f in candidates)
+    expected = f"a {evidence} input ({names}; see `slim formats`)"
+    if head and looks_binary(head):
+        raise UnknownFormatError(str(path), expected, describe_found(head), offset=0)
     first = head.split(b"\n", 1)[0]
     raise UnknownFormatError(
-        str(path),
-        f"a {evidence} input ({names}; see `slim formats`)",
-        describe_found(first) if head else "an empty file",
-        line=1,
+        str(path), expected, describe_found(first) if head else "an empty file", line=1
     )
 
 

@@ -95,3 +95,13 @@ def test_help_does_not_import_heavy_modules() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
+
+
+def test_binary_garbage_gets_a_byte_offset_and_hex(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(200, 256)) + b"\x00\x01\x02" * 100)
+    code, out, err = run("report", "//py:tool", "--graph", str(CQUERY), "--binary", str(junk))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"slim: error: {junk}:byte 0: expected a binary input (")
+    assert "found binary data (c8 c9 ca cb" in err
+    assert err.count("\n") == 1
