@@ -39,7 +39,7 @@ def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
     closure = graph.closure([root], BUILD_KINDS)
     inside = np.zeros(len(graph), dtype=bool)
     inside[closure] = True
-    build = np.isin(graph.edge_kind, np.array([int(k) for k in BUILD_KINDS], dtype=np.int8))
+    build = graph.edge_mask(BUILD_KINDS)
     sel = build & inside[graph.edge_src]
     per_kind = np.bincount(graph.edge_kind[sel].astype(np.int64), minlength=len(EdgeKind))
     attrs = {EdgeKind(k).attribute: int(n) for k, n in enumerate(per_kind.tolist()) if n}

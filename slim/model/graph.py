@@ -630,14 +630,23 @@ class BuildGraph:
 
             n = len(self.labels)
             if kinds == ALL_KINDS:
-                mask = np.ones(len(self.edge_src), dtype=bool)
+                indices, indptr = self.edge_dst, self.indptr
             else:
-                mask = np.isin(self.edge_kind, np.array([int(k) for k in kinds], np.int8))
-            data = np.ones(int(mask.sum()), dtype=np.int8)
-            m = csr_matrix((data, (self.edge_src[mask], self.edge_dst[mask])), shape=(n, n))
-            m.sum_duplicates()
+                # Edges are sorted by target, so the CSR is built directly (no COO pass).
+                mask = self.edge_mask(kinds)
+                indices = self.edge_dst[mask]
+                indptr = np.zeros(n + 1, dtype=np.int64)
+                np.cumsum(np.bincount(self.edge_src[mask], minlength=n), out=indptr[1:])
+            data = np.ones(len(indices), dtype=np.int8)
+            m = csr_matrix((data, indices, indptr), shape=(n, n))
             self._csr[kinds] = m
         return m
+
+    def edge_mask(self, kinds: frozenset[EdgeKind]) -> NDArray[np.bool_]:
+        """Which edges have one of `kinds` (a table lookup, not a set search)."""
+        table = np.zeros(16, dtype=bool)
+        table[[int(k) for k in kinds]] = True
+        return table[self.edge_kind]
 
     # -- traversals --------------------------------------------------------------
     def closure(
@@ -764,12 +773,12 @@ class BuildGraph:
         on_path[nodes] = True
         succ: dict[int, list[int]] = {}
         for a in nodes.tolist():
-            nexts = m.indices[m.indptr[a] : m.indptr[a + 1]]
+            nexts = np.unique(m.indices[m.indptr[a] : m.indptr[a + 1]])  # one per kind
             nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
             if len(nexts):
                 succ[a] = nexts.tolist()
-        for nexts in succ.values():
-            nexts.sort(key=lambda x: self.labels[x])
+        for following in succ.values():
+            following.sort(key=lambda x: self.labels[x])
         paths: list[list[int]] = []
         stack: list[list[int]] = [[source]]
         while stack and len(paths) < limit:

@@ -184,3 +184,14 @@ def test_shortest_paths_match_networkx(edges: list[tuple[int, int]], a: int, z: 
         return
     expect = sorted(nx.all_shortest_paths(ref, a, z), key=lambda p: [g.labels[i] for i in p])
     assert got == expect
+
+
+def test_an_edge_in_several_attributes_gives_one_path() -> None:
+    b = GraphBuilder()
+    a, m, z = (b.add_target(f"//p:{n}", "r") for n in "amz")
+    for kind in (EdgeKind.DEPS, EdgeKind.DATA, EdgeKind.EXPORTS):
+        b.add_edge(a, m, kind)
+    b.add_edge(m, z, EdgeKind.DEPS)
+    g = b.build()
+    assert g.shortest_paths(a, z) == [[a, m, z]]
+    assert g.closure([a]).tolist() == [a, m, z]
