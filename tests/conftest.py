@@ -10,6 +10,12 @@ DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens", action="store_true", help="Rewrite golden files from output."
+    )
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

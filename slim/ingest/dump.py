@@ -6,14 +6,11 @@ readers of the same build compare equal exactly when they loaded the same graph.
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from slim.model.graph import AttrValue, BuildGraph, GraphBuilder
+    from slim.model.graph import AttrValue, BuildGraph
 
 
 def _value(v: AttrValue) -> Any:
@@ -56,37 +53,3 @@ def graph_to_canonical(graph: BuildGraph) -> dict[str, Any]:
 
 def canonical_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def golden_mismatch(data: dict[str, Any], golden: Path, update: bool = False) -> str | None:
-    """None when `data` equals the golden JSON file, else a short diff; `update` rewrites it.
-
-    Tests pass `update=os.environ.get("SLIM_UPDATE_GOLDENS") == "1"` (or their
-    `--update-goldens` option) to regenerate goldens after a deliberate change.
-    """
-    text = canonical_json(data)
-    if update:
-        golden.write_text(text, encoding="utf-8")
-        return None
-    if not golden.exists():
-        return f"{golden} missing: rerun with SLIM_UPDATE_GOLDENS=1 and review it"
-    want = golden.read_text(encoding="utf-8")
-    if want == text:
-        return None
-    diff = difflib.unified_diff(
-        want.splitlines(), text.splitlines(), str(golden), "loaded", lineterm="", n=2
-    )
-    return "\n".join(list(diff)[:80])
-
-
-def loads_or_refuses(loader: Callable[[Path, GraphBuilder], None], path: Path) -> bool:
-    """Run a graph reader on `path` into a fresh builder: True when it loads, or refuses
-    with a one-line `InputError`; any other exception propagates (property tests use it)."""
-    from slim.errors import InputError
-    from slim.model.graph import GraphBuilder
-
-    try:
-        loader(path, GraphBuilder())
-    except InputError as exc:
-        return "\n" not in str(exc)
-    return True

@@ -4,21 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from slim.ingest.dump import graph_to_canonical
 from slim.model.graph import BuildGraph
-
-
-def update_goldens(request: pytest.FixtureRequest) -> bool:
-    try:
-        flag = bool(request.config.getoption("--update-goldens"))
-    except ValueError:
-        flag = False
-    return flag or os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+from tests.golden import update_goldens
 
 
 def golden_path(sample: Path) -> Path:

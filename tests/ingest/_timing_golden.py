@@ -4,21 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from slim.model.timing import TimingSet
-
-
-def update_goldens(request: pytest.FixtureRequest) -> bool:
-    try:
-        flag = bool(request.config.getoption("--update-goldens"))
-    except ValueError:
-        flag = False
-    return flag or os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+from tests.golden import update_goldens
 
 
 def canonical(ts: TimingSet, data_dir: Path) -> dict[str, object]:

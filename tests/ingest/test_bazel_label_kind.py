@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -12,10 +11,11 @@ from hypothesis import strategies as st
 
 from slim.errors import InputError
 from slim.ingest import bazel_label_kind, load_graph
-from slim.ingest.dump import golden_mismatch, graph_to_canonical, loads_or_refuses
+from slim.ingest.dump import graph_to_canonical
+from tests.golden import golden_mismatch, loads_or_refuses, update_goldens
 
 DATA = Path(__file__).parent.parent / "data" / "bazel"
-UPDATE = os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+UPDATE = update_goldens()
 HYPOTHESIS_DIR = Path(tempfile.mkdtemp(prefix="slim-lk-"))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 from pathlib import Path
@@ -13,11 +12,12 @@ from hypothesis import strategies as st
 
 from slim.errors import InputError
 from slim.ingest import bazel_xml, load_graph
-from slim.ingest.dump import golden_mismatch, graph_to_canonical, loads_or_refuses
+from slim.ingest.dump import graph_to_canonical
 from slim.model.graph import EdgeKind
+from tests.golden import golden_mismatch, loads_or_refuses, update_goldens
 
 DATA = Path(__file__).parent.parent / "data" / "bazel"
-UPDATE = os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+UPDATE = update_goldens()
 HYPOTHESIS_DIR = Path(tempfile.mkdtemp(prefix="slim-xml-"))
 
 GENERATED = b"""<?xml version="1.1" encoding="UTF-8" standalone="no"?>

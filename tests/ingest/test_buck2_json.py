@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,11 +13,12 @@ from hypothesis import strategies as st
 
 from slim.errors import InputError
 from slim.ingest import buck2_json, load_graph
-from slim.ingest.dump import golden_mismatch, graph_to_canonical, loads_or_refuses
+from slim.ingest.dump import graph_to_canonical
 from slim.model.graph import EdgeKind, GraphBuilder
+from tests.golden import golden_mismatch, loads_or_refuses, update_goldens
 
 DATA = Path(__file__).parent.parent / "data" / "buck2"
-UPDATE = os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+UPDATE = update_goldens()
 HYPOTHESIS_DIR = Path(tempfile.mkdtemp(prefix="slim-buck2-"))
 FIXTURES = {
     "cquery_attributes.json": "buck2-query-json",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import resource
 import shutil
@@ -36,6 +35,7 @@ from slim.ingest.fatbin import (
     sniff,
 )
 from slim.model.gpu import DeviceCode, FatbinEntry, parse_arch
+from tests.golden import update_goldens
 
 CUDA = Path(__file__).parent.parent / "data" / "cuda"
 ORACLE = CUDA / "fatbin_walk.txt"
@@ -367,14 +367,6 @@ def _canonical(dcs: list[DeviceCode]) -> list[dict[str, Any]]:
     return out
 
 
-def _update_goldens(request: pytest.FixtureRequest) -> bool:
-    try:
-        flag = bool(request.config.getoption("--update-goldens"))
-    except ValueError:
-        flag = False
-    return flag or os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
-
-
 GOLDEN_SAMPLES = (
     "kern.o",
     "kern.compress-all.o",
@@ -395,7 +387,7 @@ GOLDEN_SAMPLES = (
 def test_golden(name: str, request: pytest.FixtureRequest) -> None:
     got = json.dumps(_canonical(read_device_code(CUDA / name)), indent=1, sort_keys=True) + "\n"
     golden = CUDA / f"{name}.expected.json"
-    if _update_goldens(request):
+    if update_goldens(request):
         golden.write_text(got, encoding="utf-8")
     assert golden.exists(), f"no golden {golden.name}: run with SLIM_UPDATE_GOLDENS=1"
     assert got == golden.read_text(encoding="utf-8")

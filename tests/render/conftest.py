@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 
 import pytest
@@ -12,26 +10,16 @@ from slim.model.facts import InputFile
 from slim.model.findings import Confidence, Evidence, Finding, Fix, Rule, Saving
 from slim.model.graph import Location
 from slim.model.report import EvidenceStatus, Proposal, Report, RootSummary
+from tests import golden
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = "//serving:cpu_server"
 UNICODE = "//i18n:données_ü"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    with contextlib.suppress(ValueError):
-        parser.addoption(
-            "--update-goldens", action="store_true", help="Rewrite golden files from output."
-        )
-
-
 @pytest.fixture
 def update_goldens(request: pytest.FixtureRequest) -> bool:
-    try:
-        flag = bool(request.config.getoption("--update-goldens"))
-    except ValueError:
-        flag = False
-    return flag or os.environ.get("SLIM_UPDATE_GOLDENS") == "1"
+    return golden.update_goldens(request)
 
 
 RULES = [
