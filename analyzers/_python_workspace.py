@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slim.errors import InputError
+from slim.ingest.python.pystatic import scan_source
 from slim.model.pymodules import normalize_dist
-from slim.model.pystatic import scan_source
 from slim.model.pytrace import SourceImports
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024

@@ -23,7 +23,7 @@ from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
 from slim.model.labels import label_name, label_package
 from slim.model.native import LinkMap
 from slim.model.ownership import Ownership
-from slim.registry import AnalyzerSpec
+from slim.model.plugin import AnalyzerSpec
 
 GPU_KERNELS = Rule(
     code="SLIM003",

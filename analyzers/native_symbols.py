@@ -28,7 +28,7 @@ from slim.model.native import (
     strip_version,
 )
 from slim.model.ownership import Ownership
-from slim.registry import AnalyzerSpec
+from slim.model.plugin import AnalyzerSpec
 
 UNREFERENCED = Rule(
     code="SLIM002",

@@ -21,6 +21,7 @@ import numpy as np
 from slim.model.context import AnalysisContext, has_python_code
 from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind
+from slim.model.plugin import AnalyzerSpec
 from slim.model.pymodules import (
     ModuleIndex,
     PySource,
@@ -40,7 +41,6 @@ from slim.model.pytrace import (
     merge_traces,
     module_prefixes,
 )
-from slim.registry import AnalyzerSpec
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -205,7 +205,7 @@ class _Run:
         return o
 
     def _third_party(self, i: int, o: _Owned) -> _Owned:
-        from analyzers._python_workspace import find_dist_infos, read_dist_text, site_packages_dirs
+        from ._python_workspace import find_dist_infos, read_dist_text, site_packages_dirs
 
         label = self.g.labels[i]
         key = str(self.ws)
@@ -244,7 +244,7 @@ class _Run:
     def _sizes(self, paths: list[str]) -> dict[str, int]:
         if self.ws is None:
             return {}
-        from analyzers._python_workspace import file_sizes
+        from ._python_workspace import file_sizes
 
         return file_sizes(self.ws, paths)
 
@@ -284,7 +284,7 @@ class _Run:
 
     # -- static imports ----------------------------------------------------------------
     def _scan_sources(self) -> None:
-        from analyzers._python_workspace import SourceRequest, scan_files
+        from ._python_workspace import SourceRequest, scan_files
 
         assert self.ws is not None
         ws = str(self.ws)

@@ -59,7 +59,7 @@ def pick_roots(graph: Any, n: int) -> list[str]:
 _FLOOR = r"""
 import json, sys, time
 from pathlib import Path
-from slim.cache import load_graph_cached
+from slim.infra.cache import load_graph_cached
 from slim.model.graph import BUILD_KINDS
 from scipy.sparse.csgraph import breadth_first_order
 g = load_graph_cached([Path(sys.argv[1])], None, use_cache=True)
@@ -106,7 +106,7 @@ def run(quick: bool, workdir: Path) -> list[dict[str, Any]]:
         ),
         env,
     )
-    from slim.cache import load_graph_cached
+    from slim.infra.cache import load_graph_cached
 
     graph = load_graph_cached([path], None, use_cache=True)
     roots = pick_roots(graph, n_roots)

@@ -147,7 +147,7 @@ def _s(cpu: float | None, wall: float | None = None) -> str | None:
 
 def run(quick: bool, workdir: Path) -> list[dict[str, Any]]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from slim.ingest.fatbin import read_device_code
+    from slim.ingest.binary.fatbin import read_device_code
 
     params = QUICK if quick else FULL
     if shutil.which("nvcc") is None:

@@ -64,7 +64,7 @@ print(n)
 _WHY_AFTER_LOAD = r"""
 import json, sys, time
 from pathlib import Path
-from slim.cache import load_graph_cached
+from slim.infra.cache import load_graph_cached
 from slim.model.graph import BUILD_KINDS
 t0 = time.perf_counter()
 g = load_graph_cached([Path(sys.argv[1])], None, use_cache=True)

@@ -121,7 +121,7 @@ def make_library(workdir: Path, n: int) -> Path | None:
 
 
 def bench_map(workdir: Path, quick: bool) -> list[dict[str, object]]:
-    from slim.ingest import ld_map
+    from slim.ingest.linkmap import ld_map
 
     mb = MAP_MB_QUICK if quick else MAP_MB_FULL
     path = workdir / f"synthetic-{mb}mb.map"
@@ -174,7 +174,7 @@ def bench_map(workdir: Path, quick: bool) -> list[dict[str, object]]:
 
 
 def bench_elf(workdir: Path, quick: bool) -> list[dict[str, object]]:
-    from slim.ingest import elf
+    from slim.ingest.binary import elf
 
     n = SYMS_QUICK if quick else SYMS_FULL
     lib = make_library(workdir, n)

@@ -30,9 +30,9 @@ from pathlib import Path
 kind, path = sys.argv[1], Path(sys.argv[2])
 t, c = time.perf_counter(), time.process_time()
 if kind == "ninja":
-    from slim.ingest.ninja_log import read_ninja_log as read
+    from slim.ingest.timings.ninja_log import read_ninja_log as read
 elif kind == "bazel":
-    from slim.ingest.bazel_profile import read_bazel_profile as read
+    from slim.ingest.timings.bazel_profile import read_bazel_profile as read
 ts = read(path)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
 print(json.dumps({"wall": wall, "cpu": cpu, "actions": len(ts.actions),
@@ -53,7 +53,7 @@ print(json.dumps({"wall": time.perf_counter() - t, "lines": n,
 _PLAN = r"""
 import json, resource, sys, time
 from pathlib import Path
-from slim.cache import load_graph_cached
+from slim.infra.cache import load_graph_cached
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding
 from slim.model.timing import TimedAction, TimingSet

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from slim.ingest.dump import canonical_json
+from slim.model.canonical import canonical_json
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Rule
 from slim.model.graph import EdgeKind, GraphBuilder, Location
-from slim.registry import AnalyzerSpec
+from slim.model.plugin import AnalyzerSpec
 
 DEAD = Rule("SLIM080", "tagged-unused", "A dep tagged `unused` in the graph.", "Test rule.")
 GPU = Rule("SLIM003", "gpu-kernels-in-cpu-binary", "CUDA kernels in a CPU-only binary.", "")

@@ -1,6 +1,6 @@
 """CUDA device code found inside a host binary: fatbin containers, entries and kernels.
 
-Pure data: `slim.ingest.fatbin` fills these from ELF files, archive members, standalone
+Pure data: `slim.ingest.binary.fatbin` fills these from ELF files, archive members, standalone
 `.fatbin` and `.cubin` files; the GPU analyzer (SLIM003/SLIM005) reads them.
 """
 

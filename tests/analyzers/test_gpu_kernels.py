@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from analyzers.gpu_kernels import (
+from slim_analyzers.gpu_kernels import (
     SPEC,
     GpuKernels,
     attribute,
@@ -18,9 +17,10 @@ from analyzers.gpu_kernels import (
     cpu_variant,
     entry_edges,
 )
-from slim.engine import analyze
+
+from slim.analysis.engine import analyze
 from slim.ingest import load_evidence
-from slim.ingest.fatbin import read_device_code, read_elf
+from slim.ingest.binary.fatbin import read_device_code, read_elf
 from slim.model.context import AnalysisContext, Options
 from slim.model.facts import Facts, InputFile
 from slim.model.findings import Finding

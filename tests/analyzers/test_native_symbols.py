@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from slim_analyzers.native_symbols import SPEC, NativeSymbolsAnalyzer
 
-from analyzers.native_symbols import SPEC, NativeSymbolsAnalyzer
-from slim.ingest import elf, gc_sections, gold_map, ld_map, lld_map, mold_map
+from slim.ingest.binary import elf
+from slim.ingest.linkmap import gc_sections, gold_map, ld_map, lld_map, mold_map
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding

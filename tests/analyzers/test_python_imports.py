@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from slim_analyzers.python_imports import SPEC
 
-from analyzers.python_imports import SPEC
-from slim.engine import analyze
-from slim.ingest.importtime import load as load_importtime
+from slim.analysis.engine import analyze
+from slim.ingest.python.importtime import load as load_importtime
 from slim.model.context import AnalysisContext, Options
 from slim.model.facts import Facts, InputFile
 from slim.model.findings import Finding

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from slim.draw import DrawOptions, to_dot
+from slim.app.draw import DrawOptions, to_dot
 from slim.model.graph import EdgeKind, GraphBuilder
 
 CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"

@@ -1,4 +1,4 @@
-"""Golden-file check for graph readers: canonical JSON (`slim.ingest.dump`) vs
+"""Golden-file check for graph readers: canonical JSON (`slim.model.canonical`) vs
 `<sample>.expected.json`; `pytest --update-goldens` or `SLIM_UPDATE_GOLDENS=1` rewrites."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from slim.ingest.dump import graph_to_canonical
+from slim.model.canonical import graph_to_canonical
 from slim.model.graph import BuildGraph
 from tests.golden import update_goldens
 

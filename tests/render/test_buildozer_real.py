@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from slim.apply_cmd import apply_cuts
+from slim.app.apply import apply_cuts
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding
 from slim.model.report import Report

@@ -118,7 +118,7 @@ def test_buck2_output_is_query_json_with_the_same_graph(tmp_path: Path) -> None:
     gen.generate(bazel, targets=3000, seed=1, fmt="bazel")
     b = load_graph([bazel])
     assert b.edge_count == stats.edges  # same seed, same DAG in both formats
-    if importlib.util.find_spec("slim.ingest.buck2_json") is not None:
+    if importlib.util.find_spec("slim.ingest.graph.buck2_json") is not None:
         g = load_graph([path], "buck2-query-json")
         assert len(g) == 3000
         assert g.edge_count >= stats.edges

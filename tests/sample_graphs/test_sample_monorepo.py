@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from slim.config import load_config
+from slim.infra.config import load_config
 from slim.ingest import FORMATS, load_evidence, load_graph
 from slim.model.graph import BuildGraph, EdgeKind
 
@@ -309,7 +309,7 @@ def test_root_slim_toml_names_existing_inputs() -> None:
 
 def test_report_from_the_repo_root_finds_exactly_the_planted_dead_edges() -> None:
     """Precision on the planted cases: `slim report` with only the root slim.toml."""
-    from slim.registry import discover
+    from slim.analysis.registry import discover
 
     codes = {r.code for spec in discover() for r in spec.rules}
     expected = {
@@ -341,7 +341,7 @@ def test_report_from_the_repo_root_finds_exactly_the_planted_dead_edges() -> Non
 
 
 def test_review_from_the_repo_root_reports_only_the_new_dead_edge() -> None:
-    if importlib.util.find_spec("slim.review") is None:
+    if importlib.util.find_spec("slim.app.review") is None:
         pytest.skip("slim review has not landed yet")
     proc = subprocess.run(
         [sys.executable, "-m", "slim", "review", "//serving:cpu_server", "--format", "json"],

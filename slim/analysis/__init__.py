@@ -1,0 +1,1 @@
+"""Running analyzers: discovery, the per-root engine, suppressions."""

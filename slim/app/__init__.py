@@ -1,0 +1,1 @@
+"""Use cases, one module per command, without click: each runs the one pipeline."""

@@ -1,0 +1,1 @@
+"""Plumbing: the parsed-graph cache, atomic writes, the config file."""

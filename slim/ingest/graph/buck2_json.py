@@ -1,0 +1,249 @@
+"""Buck2 `cquery`/`uquery` JSON and `targets --json` / `--json-lines` / `ctargets --json-report`.
+
+Attribute values are raw JSON (lists, dicts, null, `__type`-tagged select/concat); a
+select() contributes the union of all its branches' labels (conservative: an edge that
+exists in any configuration is kept). Configured labels are split on the last ` (`.
+Outputs without attributes (plain label arrays) give nodes only, and a note says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from slim.errors import InputError, describe_found
+from slim.ingest.graph.bazel_jsonproto import _documents, _skip_log
+from slim.model.graph import EdgeKind, GraphBuilder, Location, edge_kind_for_attribute
+from slim.model.labels import label_package, normalize_label, package_path, split_configuration
+
+NODES_ONLY_NOTE = (
+    "buck2 query output without attributes lists targets only: no dependency edges; "
+    "add --output-attribute 'buck.deps' --output-attribute '^(deps|exported_deps)$'"
+)
+KEPT_STRINGS = frozenset({"base_module"})
+_TARGETS_KEYS = (b'"buck.', b'"compatible_targets"', b'"incompatible_targets"', b'"name"')
+
+
+def _first_key(body: bytes) -> bytes:
+    """The text after the first `{` (whitespace skipped): where the first key starts."""
+    return body[1:].lstrip() if body.startswith(b"{") else b""
+
+
+def sniff_query(head: bytes, path: Path) -> bool:
+    body = _skip_log(head)
+    key = _first_key(body)
+    if key.startswith(b'"'):
+        end = key.find(b'"', 1)
+        return end > 0 and b"//" in key[1:end] and key[end + 1 :].lstrip().startswith(b":")
+    if body.startswith(b"["):
+        rest = body[1:].lstrip()
+        return rest.startswith(b'"') and b"//" in rest.split(b'"', 2)[1]
+    return False
+
+
+def sniff_targets(head: bytes, path: Path) -> bool:
+    body = _skip_log(head)
+    if body.startswith(b"["):
+        body = body[1:].lstrip()
+    return _first_key(body).startswith(_TARGETS_KEYS)
+
+
+def _rule_name(buck_type: str) -> str:
+    """`prelude//rules.bzl:python_library` -> `python_library`; bare names pass through."""
+    if "//" in buck_type and ":" in buck_type:
+        return buck_type.rsplit(":", 1)[1]
+    return buck_type
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a raw attribute value; select() branches all count, keys do not."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            typ = v.get("__type")
+            if typ == "selector":
+                entries = v.get("entries")
+                if isinstance(entries, dict):
+                    stack.extend(reversed(list(entries.values())))
+            elif typ == "concat":
+                stack.append(v.get("items"))
+            elif typ is None:
+                stack.extend(reversed(list(v.values())))
+
+
+def _is_label(text: str) -> bool:
+    sep = text.find("//")
+    return sep >= 0 and text.find(":", sep) > 0 and " " not in text.split(" (", 1)[0]
+
+
+def _dep_label(text: str) -> str:
+    return normalize_label(split_configuration(text)[0])
+
+
+def _source_label(path: str, package: str) -> str:
+    """`root//bin/x.py` in package `root//bin` -> `root//bin:x.py` (the Bazel-style label)."""
+    if package and path.startswith(package + "/"):
+        return f"{package}:{path[len(package) + 1 :]}"
+    return path
+
+
+def add_node(b: GraphBuilder, key: str, attrs: dict[str, Any], location: Location | None) -> None:
+    """One target with its attributes: typed edges per attribute, `buck.deps` for the rest."""
+    raw_label, config = split_configuration(key)
+    label = normalize_label(raw_label)
+    package = label_package(label)
+    typed: dict[tuple[str, EdgeKind], None] = {}
+    covered: set[str] = set()
+    srcs: list[str] = []
+    kept: dict[str, str | int | bool | tuple[str, ...]] = {}
+    tags: list[str] = []
+    for name, value in attrs.items():
+        if name.startswith("buck."):
+            continue
+        if name == "labels":
+            tags.extend(s for s in _strings(value))
+            continue
+        if name in KEPT_STRINGS and isinstance(value, str):
+            kept[name] = value
+            continue
+        kind = edge_kind_for_attribute(name)
+        if kind is None:
+            continue
+        for s in _strings(value):
+            if _is_label(s):
+                dep = _dep_label(s)
+                typed[(dep, kind)] = None
+                covered.add(dep)
+                if kind is EdgeKind.SRCS:
+                    srcs.append(dep)
+            elif kind is EdgeKind.SRCS and "//" in s:
+                srcs.append(_source_label(s, package))
+    rule_type = attrs.get("buck.type")
+    i = b.add_target(
+        label,
+        _rule_name(rule_type) if isinstance(rule_type, str) else "",
+        location=location,
+        srcs=dict.fromkeys(srcs),
+        tags=tags,
+        attrs=kept,
+    )
+    if config is None:
+        tc = attrs.get("buck.target_configuration")
+        config = tc if isinstance(tc, str) and tc else None
+    if config is not None:
+        b.add_configuration(i, config)
+    for dep, kind in typed:
+        b.add_edge(i, b.intern(dep), kind)
+    for s in _strings(attrs.get("buck.deps")):
+        dep = _dep_label(s)
+        if dep not in covered:
+            covered.add(dep)
+            b.add_edge(i, b.intern(dep), EdgeKind.UNTYPED)
+
+
+def _build_file(package: object) -> Location | None:
+    """Query commands give `buck.package` as the build file (`root//bin:TARGETS.fixture`)."""
+    if isinstance(package, str) and ":" in package[package.find("//") + 2 :]:
+        return Location(f"{package_path(package)}/{package.rsplit(':', 1)[1]}".lstrip("/"))
+    return None
+
+
+def _bad(name: str, line: int, expected: str, value: object) -> InputError:
+    return InputError(name, expected, describe_found(repr(value)), line=line)
+
+
+def load_query(path: Path, b: GraphBuilder) -> None:
+    """An object of configured label -> attributes, a label array, or a multi-query object."""
+    name = str(path)
+    nodes_only = False
+    n = 0
+    for line, doc in _documents(path):
+        if isinstance(doc, list):
+            labels: list[object] = doc
+            nodes_only = True
+        elif isinstance(doc, dict):
+            labels = []
+            for key, value in doc.items():
+                if isinstance(value, dict):
+                    if not _is_label(key):
+                        raise _bad(name, line, "a target label as key", key)
+                    add_node(b, key, value, _build_file(value.get("buck.package")))
+                    n += 1
+                elif isinstance(value, list):
+                    labels.extend(value)
+                    nodes_only = True
+                else:
+                    raise _bad(name, line, "attributes (an object) or labels (an array)", value)
+        else:
+            raise _bad(name, line, "a JSON object or array", doc)
+        for lab in labels:
+            if not isinstance(lab, str) or not _is_label(lab):
+                raise _bad(name, line, "a target label", lab)
+            raw, config = split_configuration(lab)
+            i = b.add_target(normalize_label(raw), "")
+            if config is not None:
+                b.add_configuration(i, config)
+            n += 1
+    if n == 0:
+        raise InputError(name, "at least one target", "none", line=1)
+    if nodes_only:
+        b.notes.append(NODES_ONLY_NOTE)
+
+
+def _target_entries(
+    doc: object, name: str, line: int, skipped: list[str]
+) -> Iterator[dict[str, Any]]:
+    if isinstance(doc, list):
+        for item in doc:
+            yield from _target_entries(item, name, line, skipped)
+    elif isinstance(doc, dict) and ("compatible_targets" in doc or "incompatible_targets" in doc):
+        yield from _target_entries(doc.get("compatible_targets", []), name, line, skipped)
+        for item in doc.get("incompatible_targets") or []:
+            target = item.get("buck.target", "?") if isinstance(item, dict) else "?"
+            skipped.append(f"{target} (incompatible)")
+    elif isinstance(doc, dict):
+        yield doc
+    else:
+        raise _bad(name, line, "a target object", doc)
+
+
+def load_targets(path: Path, b: GraphBuilder) -> None:
+    """`targets --json` (array), `--json-lines`, and `ctargets --json-report` wrappers."""
+    name = str(path)
+    n = 0
+    skipped: list[str] = []
+    for line, doc in _documents(path):
+        for entry in _target_entries(doc, name, line, skipped):
+            error = entry.get("buck.error")
+            if error is not None:
+                first = str(error).strip().split("\n", 1)[0]
+                b.notes.append(
+                    f"buck2 targets: package {entry.get('buck.package', '?')} failed to load"
+                    f" ({first}); its targets are missing from the graph"
+                )
+                continue
+            key = entry.get("buck.target")
+            if not isinstance(key, str):
+                pkg, short = entry.get("buck.package"), entry.get("name")
+                if not (isinstance(pkg, str) and isinstance(short, str)):
+                    skipped.append(f"entry {n + len(skipped) + 1} (no buck.target)")
+                    continue
+                key = f"{pkg}:{short}"
+            if not _is_label(key):
+                raise _bad(name, line, "a target label in buck.target", key)
+            add_node(b, key, entry, None)
+            n += 1
+    if skipped:
+        b.notes.append(
+            f"buck2 targets: {len(skipped)} entries not loaded: " + ", ".join(sorted(skipped)[:5])
+        )
+    if n == 0:
+        raise InputError(
+            name, "at least one target with buck.target or buck.package and name", "none", line=1
+        )

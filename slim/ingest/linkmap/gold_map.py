@@ -1,0 +1,25 @@
+"""gold `-Map` files: bfd's layout with gold's headings and `** synthetic` rows.
+
+gold writes `Archive member included because of file (symbol)`, `Discarded input
+sections`, `Memory map` and (with `--cref`) a cross-reference table limited to the
+inputs' own symbols; the shared GNU-map parser in `ld_map` reads all of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from slim.ingest.linkmap.ld_map import DISCARDED, GOLD_MEMBERS, GOLD_MEMMAP, parse
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    del path
+    first = head.lstrip(b"\n").split(b"\n", 1)[0].rstrip()
+    if first == GOLD_MEMBERS:
+        return True
+    return first in (DISCARDED, GOLD_MEMMAP) and b"\n" + GOLD_MEMMAP + b"\n" in b"\n" + head
+
+
+def load(path: Path) -> list[object]:
+    """A gold `-Map` file as one `LinkMap`."""
+    return [parse(path, "gold")]

@@ -1,0 +1,1 @@
+"""Pure data: labels, the graph, facts, findings, actions, options, the report."""

@@ -1,0 +1,393 @@
+"""`slim cleanup`: global ranking, owners, SQLite resume and diff, pool and Dask execution."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from slim.analysis.suppress import Keep
+from slim.app import cleanup as cu
+from slim.cli import cli
+from slim.errors import UsageError
+from slim.ingest import load_graph
+from slim.model.graph import BuildGraph
+from tests.tagged_dead import REF, SPEC, write_streamed_jsonproto
+
+UNUSED = ("unused",)
+EDGES = {
+    "//app:a": ["//lib:common", "//lib:shared_dead", "//lib:a_dead"],
+    "//app:b": ["//lib:common", "//lib:shared_dead"],
+    "//app:c": ["//lib:c_dead"],
+    "//lib:shared_dead": ["//lib:big1", "//lib:big2", "//lib:big3"],
+    "//lib:a_dead": ["//lib:big1"],
+    "//tests:t": ["//lib:a_dead"],
+}
+TAGS = {
+    "//lib:shared_dead": UNUSED,
+    "//lib:a_dead": UNUSED,
+    "//lib:c_dead": UNUSED,
+    "//app:c": ("owner:@team-c",),
+}
+BINARIES = ("//app:a", "//app:b", "//app:c")
+KINDS = {"//tests:t": "cc_test"}
+CODEOWNERS = "# comment\n*  @everyone\n/app/ @team-app\n"
+
+
+def _setup(tmp_path: Path, edges: dict[str, list[str]] = EDGES) -> tuple[Path, BuildGraph]:
+    g = tmp_path / "graph.ndjson"
+    write_streamed_jsonproto(g, edges, binaries=BINARIES, tags=TAGS, kinds=KINDS)
+    (tmp_path / "CODEOWNERS").write_text(CODEOWNERS)
+    return g, load_graph([g], None)
+
+
+def _job(graph_path: Path, analyzers: tuple[str, ...] = (REF,)) -> cu.Job:
+    return cu.Job(
+        graph_paths=(graph_path.as_posix(),), graph_format=None, use_cache=True, analyzers=analyzers
+    )
+
+
+def _run(
+    tmp_path: Path,
+    db_path: Path,
+    graph_path: Path,
+    graph: BuildGraph,
+    **kw: object,
+) -> tuple[cu.RunStats, cu.Backlog]:
+    db = cu.open_db(db_path)
+    job = kw.pop("job", None) or _job(graph_path)
+    roots = cu.select_roots(graph, ["//..."])
+    stats = cu.run_cleanup(db, job, graph, str(graph_path.stat().st_mtime_ns), roots, "//...", **kw)  # type: ignore[arg-type]
+    owners = cu.Owners.load({}, tmp_path / "slim.toml", None)
+    backlog = cu.finish(db, stats.run, graph, owners)
+    db.close()
+    return stats, backlog
+
+
+def _summary(b: cu.Backlog) -> list[tuple[int, str, str, str, int, str]]:
+    return [(i.rank, i.target, i.dep, i.owner, i.saving_targets, i.status) for i in b.items]
+
+
+EXPECTED = [
+    (1, "//app:b", "//lib:shared_dead", "@team-app", 4, "new"),
+    (2, "//app:c", "//lib:c_dead", "@team-c", 1, "new"),
+    (3, "//app:a", "//lib:a_dead", "@team-app", 1, "new"),
+    (4, "//app:a", "//lib:shared_dead", "@team-app", 0, "new"),
+]
+
+
+def test_scope_selects_binaries_not_tests(tmp_path: Path) -> None:
+    _, g = _setup(tmp_path)
+    assert cu.select_roots(g, ["//..."]) == list(BINARIES)
+    assert cu.select_roots(g, ["//app/..."]) == list(BINARIES)
+    assert cu.select_roots(g, ["//lib:common"]) == ["//lib:common"]
+    with pytest.raises(UsageError, match="no binary matches"):
+        cu.select_roots(g, ["//nothing/..."])
+    with pytest.raises(UsageError, match="not in the graph"):
+        cu.select_roots(g, ["//app:zzz"])
+
+
+def test_ranked_globally_counting_shared_targets_once(tmp_path: Path) -> None:
+    gp, g = _setup(tmp_path)
+    stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1)
+    assert (stats.roots, stats.analyzed, stats.resumed) == (3, 3, 0)
+    assert _summary(b) == EXPECTED
+    assert b.total_targets == 6
+    by_key = {i.key: i for i in b.items}
+    assert by_key["SLIM080|//app:a|//lib:shared_dead"].removed_labels == [
+        "//lib:big2",
+        "//lib:big3",
+        "//lib:shared_dead",
+    ]
+    assert [o for o, _ in b.by_owner()] == ["@team-app", "@team-c"]
+    assert b.previous is None
+    assert [t for _, t, _, _ in b.trend] == [6]
+
+
+def test_pool_matches_serial_and_outputs_are_deterministic(tmp_path: Path) -> None:
+    gp, g = _setup(tmp_path)
+    _, serial = _run(tmp_path, tmp_path / "s.sqlite", gp, g, jobs=1)
+    _, pooled = _run(tmp_path, tmp_path / "p.sqlite", gp, g, jobs=2)
+    assert _summary(serial) == _summary(pooled)
+    assert dict(cu.iter_outputs(serial)) == dict(cu.iter_outputs(pooled))
+    out = dict(cu.iter_outputs(pooled))
+    assert set(out) == {"backlog.md", "backlog.csv", "backlog.json", "backlog.buildozer"}
+    assert "## @team-app (3 items, 5 targets)" in out["backlog.md"]
+    assert out["backlog.buildozer"].splitlines()[1:4] == [
+        "# owner: @team-app",
+        "# rank 1: SLIM080 tagged-unused, 4 targets",
+        "remove deps //lib:shared_dead|//app:b",
+    ]
+    assert out["backlog.csv"].splitlines()[1].startswith("1,@team-app,new,SLIM080,")
+    doc = json.loads(out["backlog.json"])
+    assert doc["totals"]["targets"] == 6
+    assert doc["since"] is None
+
+
+def test_second_run_reports_new_fixed_open_and_trend(tmp_path: Path) -> None:
+    gp, g = _setup(tmp_path)
+    db = tmp_path / "db.sqlite"
+    _run(tmp_path, db, gp, g, jobs=1)
+    edges = {**EDGES, "//app:c": ["//lib:c_dead2"], "//app:b": ["//lib:common"]}
+    gp2 = tmp_path / "v2" / "graph.ndjson"
+    gp2.parent.mkdir()
+    write_streamed_jsonproto(
+        gp2, edges, binaries=BINARIES, tags={**TAGS, "//lib:c_dead2": UNUSED}, kinds=KINDS
+    )
+    g2 = load_graph([gp2], None)
+    _, b = _run(tmp_path, db, gp2, g2, jobs=1)
+    assert b.previous == 1
+    status = {i.key: i.status for i in b.items}
+    assert status == {
+        "SLIM080|//app:a|//lib:a_dead": "open",
+        "SLIM080|//app:a|//lib:shared_dead": "open",
+        "SLIM080|//app:c|//lib:c_dead2": "new",
+    }
+    assert sorted(d["key"] for d in b.fixed) == [
+        "SLIM080|//app:b|//lib:shared_dead",
+        "SLIM080|//app:c|//lib:c_dead",
+    ]
+    assert cu.since_line(b) == "since run 1: 1 new, 2 fixed, 2 still open"
+    assert [(r, t) for r, t, _, _ in b.trend] == [(1, 6), (2, 5)]
+    md = dict(cu.iter_outputs(b))["backlog.md"]
+    assert "## Fixed since run 1 (2)" in md
+
+
+def test_interrupted_run_keeps_results_and_resumes(tmp_path: Path) -> None:
+    gp, g = _setup(tmp_path)
+    db_path = tmp_path / "db.sqlite"
+    seen: list[int] = []
+
+    def interrupt(done: int, total: int) -> None:
+        seen.append(done)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, db_path, gp, g, jobs=1, progress=interrupt)
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("SELECT status FROM runs").fetchall() == [("running",)]
+        assert con.execute("SELECT count(*) FROM root_results").fetchone() == (2,)
+    stats, b = _run(tmp_path, db_path, gp, g, jobs=2)
+    assert (stats.run, stats.resumed, stats.analyzed) == (1, 2, 1)
+    assert _summary(b) == EXPECTED
+
+
+def test_killed_worker_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gp, g = _setup(tmp_path)
+    marker = tmp_path / "killed"
+    monkeypatch.setenv("SLIM_TEST_KILL_MARKER", str(marker))
+    job = _job(gp, ("tests.tagged_dead:KILLER",))
+    stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=2, job=job)
+    assert marker.read_text() == "killed"
+    assert stats.analyzed == 3
+    assert _summary(b) == EXPECTED
+
+
+def test_dask_local_cluster_matches_pool(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    gp, g = _setup(tmp_path)
+    _, pooled = _run(tmp_path, tmp_path / "p.sqlite", gp, g, jobs=2)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        stats, dasked = _run(
+            tmp_path, tmp_path / "d.sqlite", gp, g, scheduler=cluster.scheduler_address
+        )
+    assert stats.analyzed == 3
+    assert dict(cu.iter_outputs(dasked)) == dict(cu.iter_outputs(pooled))
+
+
+def test_codeowners_patterns() -> None:
+    rules = cu.parse_codeowners(
+        "*.py @py\n/lib/ @lib\ndocs/** @docs\nserving @srv\n/a/*/BUILD @x\n"
+    )
+
+    def who(path: str) -> tuple[str, ...]:
+        out: tuple[str, ...] = ()
+        for rx, names in rules:
+            if rx.match(path):
+                out = names
+        return out
+
+    assert who("lib/x/BUILD") == ("@lib",)
+    assert who("docs/a/b/BUILD") == ("@docs",)
+    assert who("x/serving/BUILD") == ("@srv",)
+    assert who("a/b/BUILD") == ("@x",)
+    assert who("a/b/c/BUILD") == ()
+    assert who("tool.py") == ("@py",)
+
+
+def test_owners_from_config_table(tmp_path: Path) -> None:
+    _, g = _setup(tmp_path)
+    owners = cu.Owners.load(
+        {"owners": {"//app": "@apps", "//": ["@root"]}}, tmp_path / "x.toml", None
+    )
+    assert owners.of(g, "//app:a") == "@apps"
+    assert owners.of(g, "//lib:common") == "@root"
+    assert owners.of(g, "//app:c") == "@team-c"
+
+
+@pytest.fixture
+def tagged_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI discovers analyzers by entry point; here it finds the test analyzer only."""
+    monkeypatch.setattr("slim.analysis.engine.discover", lambda: [SPEC])
+    monkeypatch.setattr("slim.analysis.registry.discover", lambda: [SPEC])
+
+
+@pytest.mark.usefixtures("tagged_registry")
+def test_cli_cleanup_twice(tmp_path: Path) -> None:
+    gp, _ = _setup(tmp_path)
+    (tmp_path / "slim.toml").write_text(f'graph = "{gp.name}"\nroots = ["//app/..."]\n')
+    args = ["cleanup", "--config", str(tmp_path / "slim.toml"), "--out-dir", str(tmp_path / "out")]
+    runner = CliRunner()
+    res = runner.invoke(cli, [*args, "-j", "2"], standalone_mode=False)
+    assert res.exception is None, res.output
+    assert (tmp_path / ".slim-cache" / "cleanup.sqlite").is_file()
+    first = {p.name: p.read_text() for p in (tmp_path / "out").iterdir()}
+    assert "first run for this scope: 4 open items" in first["backlog.md"]
+    assert "slim cleanup: run 1: 3 roots (0 resumed)" in res.output
+    res = runner.invoke(cli, args, standalone_mode=False)
+    assert res.exception is None, res.output
+    second = (tmp_path / "out" / "backlog.md").read_text()
+    assert "since run 1: 0 new, 0 fixed, 4 still open" in second
+    assert "run 1: 6 → run 2: 6" in second
+
+
+MONOREPO = Path(__file__).resolve().parents[2] / "sample_graphs" / "monorepo"
+
+
+def _removable_keys(runner: CliRunner, graph: str, roots: list[str], ev: list[str]) -> set[str]:
+    """Removable edges as `slim report` sees them, root by root (what cleanup must rank)."""
+    keys = set()
+    for root in roots:
+        res = runner.invoke(
+            cli, ["report", root, "--graph", graph, *ev, "--format", "json"], standalone_mode=False
+        )
+        assert res.exception is None, res.output
+        doc = json.loads(res.output)
+        keys |= {f"{f['code']}|{f['from']}|{f['to']}" for f in doc["findings"] if f["removable"]}
+    return keys
+
+
+def test_monorepo_cleanup_then_difference(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    if not (MONOREPO / "exports" / "review" / "head.query.xml").is_file():
+        pytest.skip("sample_graphs/monorepo exports not generated")
+    monkeypatch.chdir(MONOREPO)
+    (tmp_path / "slim.toml").write_text("")
+    ev = ["--config", str(tmp_path / "slim.toml"), "--workspace", "."]
+    ev += [x for b in ("cpu_server", "gpu_trainer") for x in ("--binary", f"exports/bin/{b}")]
+    ev += [
+        x
+        for b in ("cpu_server", "gpu_trainer")
+        for x in ("--linkmap", f"exports/linkmaps/{b}.lld.map")
+    ]
+    for a in sorted((MONOREPO / "exports" / "archives").glob("*/**/*.a")):
+        ev += ["--binary", a.relative_to(MONOREPO).as_posix()]
+    ev += ["--trace", "traces/server.importtime.txt", "--trace", "traces/trainer.importtime.txt"]
+    out = ["--db", str(tmp_path / "db.sqlite"), "--out-dir", str(tmp_path / "out")]
+    runner = CliRunner()
+    base, head = "exports/review/base.query.xml", "exports/review/head.query.xml"
+    res = runner.invoke(
+        cli, ["cleanup", "//...", "--graph", base, *ev, *out], standalone_mode=False
+    )
+    assert res.exception is None, res.output
+    first = json.loads((tmp_path / "out" / "backlog.json").read_text())
+    roots = [
+        "//py/apps:server",
+        "//py/apps:trainer",
+        "//serving:cpu_server",
+        "//training:gpu_trainer",
+    ]
+    assert first["roots"] == len(roots)
+    keys = [i["key"] for i in first["items"]]
+    assert set(keys) == _removable_keys(runner, base, roots, ev)
+    assert keys, "the sample has removable edges"
+    assert [i["rank"] for i in first["items"]] == list(range(1, len(keys) + 1))
+    savings = [i["saving_targets"] for i in first["items"]]
+    assert savings == sorted(savings, reverse=True)
+    assert (tmp_path / "out" / "backlog.buildozer").read_text().count("\nremove ") == len(keys)
+    res = runner.invoke(
+        cli, ["cleanup", "//...", "--graph", head, *ev, *out], standalone_mode=False
+    )
+    assert res.exception is None, res.output
+    second = json.loads((tmp_path / "out" / "backlog.json").read_text())
+    now = _removable_keys(runner, head, roots, ev)
+    assert set(second["since"]["new"]) == now - set(keys)
+    assert set(second["since"]["fixed"]) == set(keys) - now
+    assert set(second["since"]["open"]) == now & set(keys)
+    assert [t["run"] for t in second["trend"]] == [1, 2]
+    md = (tmp_path / "out" / "backlog.md").read_text()
+    assert f"since run 1: {len(now - set(keys))} new, {len(set(keys) - now)} fixed" in md
+
+
+def test_corrupt_database_is_one_line_error(tmp_path: Path) -> None:
+    from slim.errors import SlimError
+
+    bad = tmp_path / "db.sqlite"
+    bad.write_bytes(b"\x00garbage, not sqlite" * 100)
+    with pytest.raises(SlimError, match="expected a slim cleanup database"):
+        cu.open_db(bad)
+
+
+def test_unreachable_scheduler_is_a_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    gp, _g = _setup(tmp_path)
+    db = cu.open_db(tmp_path / "db.sqlite")
+    with pytest.raises(UsageError, match="cannot connect"):
+        cu._run_dask(_job(gp), ["//app:a"], "tcp://127.0.0.1:9", lambda r: None, "1s")
+    db.close()
+
+
+def test_interrupt_stops_running_workers_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    gp, g = _setup(tmp_path)
+    db_path = tmp_path / "db.sqlite"
+
+    def interrupt(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    slow = _job(gp, ("tests.tagged_dead:SLOW",))
+    monkeypatch.setenv("SLIM_TEST_SLOW", "1")
+    t = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        _run(
+            tmp_path,
+            db_path,
+            gp,
+            g,
+            jobs=2,
+            progress=interrupt,
+            job=slow,
+        )
+    assert time.perf_counter() - t < 30
+    with sqlite3.connect(db_path) as con:
+        done = {r[0] for r in con.execute("SELECT root FROM root_results")}
+    assert done == {"//app:a", "//app:c"}
+    monkeypatch.delenv("SLIM_TEST_SLOW")
+    stats, b = _run(tmp_path, db_path, gp, g, jobs=2, job=slow)
+    assert (stats.resumed, stats.analyzed) == (2, 1)
+    assert _summary(b) == EXPECTED
+
+
+def test_config_keep_used_by_one_root_is_not_stale(tmp_path: Path) -> None:
+    gp, g = _setup(tmp_path)
+    keep = (Keep("//app:c", "//lib:c_dead", "needed by a plugin", "slim.toml", 1),)
+    stale = (Keep("//app:c", "//lib:gone", "old", "slim.toml", 2),)
+    job = dataclasses.replace(_job(gp), keep=keep + stale)
+    _, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1, job=job)
+    keys = {i.key for i in b.items}
+    assert "SLIM080|//app:c|//lib:c_dead" not in keys
+    assert "SLIM990|//app:c|//lib:gone" in keys
+    assert "SLIM990|//app:c|//lib:c_dead" not in keys
+    assert b.counts["suppressed"] == 1
+    stale_item = next(i for i in b.items if i.code == "SLIM990")
+    assert stale_item.location == "slim.toml:2"

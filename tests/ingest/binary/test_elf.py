@@ -1,0 +1,182 @@
+"""ELF/ar reader: committed gcc-built samples (goldens), a pyelftools cross-check on
+freshly built files, hostile input (truncated, out-of-bounds headers, bad archives)."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slim.errors import InputError
+from slim.ingest import detect
+from slim.ingest.binary import elf
+from slim.model.native import ElfFile, demangle
+from tests.ingest._native_golden import check_golden
+
+DATA = Path(__file__).parents[2] / "data" / "elf"
+SAMPLES = ["app", "libsample.so", "libunused.so", "libsample.a", "hooks.o"]
+
+
+def load(path: Path) -> list[ElfFile]:
+    out = elf.load(path)
+    assert all(isinstance(e, ElfFile) for e in out)
+    return out  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_golden(name: str, request: pytest.FixtureRequest) -> None:
+    check_golden(elf.load(DATA / name), DATA / name, request)
+    assert detect(DATA / name, "binary").name == "elf"
+
+
+def test_kinds_needed_soname() -> None:
+    (app,) = load(DATA / "app")
+    assert app.kind == "exec"  # a PIE is ET_DYN; .interp makes it an executable
+    assert app.needed == ("libsample.so.1", "libunused.so", "libc.so.6")
+    (so,) = load(DATA / "libsample.so")
+    assert (so.kind, so.soname) == ("dyn", "libsample.so.1")
+    assert "sample_entry" in so.defined
+    assert "sample_entry" in app.undefined
+
+
+def test_archive_members_long_names_ctors_and_weak() -> None:
+    members = load(DATA / "libsample.a")
+    assert [m.member for m in members] == ["hooks.o", "a_member_with_a_long_name.o"]
+    hooks, cxx = members
+    assert hooks.path.endswith("libsample.a(hooks.o)")
+    assert hooks.kind == "rel"
+    assert hooks.has_static_init
+    assert not cxx.has_static_init
+    assert hooks.weak_defined == frozenset({"sample_hook"})
+    # the inline function is weak too, but in a COMDAT group: not a hook
+    assert cxx.weak_defined == frozenset()
+    assert "_ZN4slim5twiceEi" in cxx.symbols.names  # type: ignore[union-attr]
+    assert "provided_elsewhere" in hooks.undefined
+    assert "sample_entry" in hooks.defined
+    assert demangle(["_ZN4slim3apiEi", "plain"]) in (
+        ["slim::api(int)", "plain"],
+        ["_ZN4slim3apiEi", "plain"],
+    )
+
+
+def _build(tmp: Path) -> list[Path]:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed: needed to build ELF files")
+    src = tmp / "x.c"
+    src.write_text(
+        "#include <stdio.h>\n"
+        + "".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(300))
+        + "__attribute__((weak)) int w(void) { return 1; }\n"
+        + 'int main(void) { printf("%d", f1(2)); return 0; }\n'
+    )
+    subprocess.run(["gcc", "-O1", "-c", str(src), "-o", str(tmp / "x.o")], check=True)
+    subprocess.run(["gcc", "-shared", "-fPIC", str(src), "-o", str(tmp / "libx.so")], check=True)
+    subprocess.run(["gcc", str(src), "-o", str(tmp / "x")], check=True)
+    return [tmp / "x.o", tmp / "libx.so", tmp / "x"]
+
+
+def test_matches_pyelftools_on_fresh_gcc_output(tmp_path: Path) -> None:
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    for p in _build(tmp_path):
+        (ours,) = load(p)
+        with p.open("rb") as f:
+            ref = ELFFile(f)
+            secs = [(s.name, s["sh_size"]) for s in ref.iter_sections()][1:]
+            assert [(s.name, s.size) for s in ours.sections] == secs
+            for s in ref.iter_sections():
+                if isinstance(s, SymbolTableSection):
+                    table = ours.symbols if s["sh_type"] == "SHT_SYMTAB" else ours.dynamic_symbols
+                    assert table is not None
+                    assert table.names == [sym.name for sym in s.iter_symbols()]
+                    binds = [sym["st_info"]["bind"][4:] for sym in s.iter_symbols()]
+                    assert [x.binding for x in table.symbols() if x.name] == [
+                        b for b, sym in zip(binds, s.iter_symbols(), strict=True) if sym.name
+                    ]
+                if isinstance(s, DynamicSection):
+                    needed = tuple(t.needed for t in s.iter_tags() if t.entry.d_tag == "DT_NEEDED")
+                    assert ours.needed == needed
+
+
+def _corrupt(tmp: Path, data: bytes, name: str = "bad") -> Path:
+    p = tmp / name
+    p.write_bytes(data)
+    return p
+
+
+def _fails(p: Path, fragment: str) -> str:
+    with pytest.raises(InputError) as exc:
+        elf.load(p)
+    msg = str(exc.value)
+    assert fragment in msg, msg
+    assert "\n" not in msg
+    return msg
+
+
+def test_truncated_elf_names_a_byte_offset(tmp_path: Path) -> None:
+    data = (DATA / "libsample.so").read_bytes()
+    msg = _fails(_corrupt(tmp_path, data[:5000]), "byte ")
+    assert "truncated or corrupt" in msg
+
+
+def test_section_headers_out_of_bounds(tmp_path: Path) -> None:
+    data = bytearray((DATA / "hooks.o").read_bytes())
+    struct.pack_into("<Q", data, 0x28, 1 << 40)  # e_shoff far past the end
+    _fails(_corrupt(tmp_path, bytes(data)), "section headers inside the file")
+
+
+def test_huge_section_count_is_refused(tmp_path: Path) -> None:
+    data = bytearray((DATA / "hooks.o").read_bytes())
+    struct.pack_into("<H", data, 0x3C, 0)  # e_shnum 0: real count in section 0's sh_size
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    struct.pack_into("<Q", data, shoff + 0x20, 1 << 30)
+    _fails(_corrupt(tmp_path, bytes(data)), "at most")
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"", "an empty file"),
+        (b"hello world", "an ELF file"),
+        (b"\x7fELF\x09\x01", "ELF identification"),
+        (b"\x7fELF\x09\x01" + b"\x00" * 60, "ELF class"),
+        (b"!<arch>\nshort", "60-byte ar member header"),
+        (b"!<arch>\n" + b"x.o/" + b" " * 44 + b"notanumber`\n", "decimal ar member size"),
+        (b"!<arch>\n" + b"x.o/" + b" " * 44 + b"100       XX", "ar member header"),
+        (b"!<arch>\n" + b"x.o/" + b" " * 44 + b"999999    `\n\x7fELF", "end of file"),
+    ],
+)
+def test_bad_input(tmp_path: Path, content: bytes, fragment: str) -> None:
+    _fails(_corrupt(tmp_path, content), fragment)
+
+
+def test_archive_with_non_elf_member_is_skipped(tmp_path: Path) -> None:
+    member = b"just text\n"
+    hdr = f"{'notes.txt/':<16}{0:<12}{0:<6}{0:<6}{644:<8}{len(member):<10}`\n".encode()
+    p = _corrupt(tmp_path, b"!<arch>\n" + hdr + member, "lib.a")
+    assert elf.load(p) == []
+
+
+@settings(
+    deadline=None, max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.integers(min_value=0, max_value=15855), st.binary(min_size=1, max_size=8))
+def test_truncated_or_patched_files_never_crash(tmp_path: Path, cut: int, patch: bytes) -> None:
+    data = bytearray((DATA / "app").read_bytes())
+    pos = cut % max(len(data) - len(patch), 1)
+    data[pos : pos + len(patch)] = patch
+    for blob in (bytes(data), bytes(data[:cut])):
+        p = tmp_path / "fuzz"
+        p.write_bytes(blob)
+        try:
+            for e in elf.load(p):
+                _ = (e.defined, e.undefined, e.has_static_init)
+        except InputError:
+            pass

@@ -1,0 +1,87 @@
+"""gold `-Map` reader: the real sample, synthetic `**` rows, whole-archive, bad input."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slim.errors import InputError
+from slim.ingest import detect
+from slim.ingest.linkmap import gold_map
+from slim.model.native import LinkMap
+from tests.ingest._native_golden import check_golden
+
+SAMPLE = Path(__file__).parents[2] / "data" / "linkmap" / "gold.map"
+
+
+def load(path: Path) -> LinkMap:
+    (m,) = gold_map.load(path)
+    assert isinstance(m, LinkMap)
+    return m
+
+
+def test_golden(request: pytest.FixtureRequest) -> None:
+    check_golden(gold_map.load(SAMPLE), SAMPLE, request)
+
+
+def test_sample() -> None:
+    m = load(SAMPLE)
+    assert (m.linker, m.has_cref, m.has_gc_info) == ("gold", True, True)
+    assert m.loaded == ()  # gold prints no LOAD lines
+    by = {i.file: i for i in m.inputs}
+    b1 = by["build/link/libb.a(b1.o)"]
+    assert b1.pulled_by is not None
+    assert b1.pulled_by.symbol == "b_used"
+    assert [s.name for s in b1.sections] == [".text.b_used"]
+    assert b1.kept_bytes == 0xD
+    assert b1.discarded_bytes == 0x4 + 0xE
+    # `** fill`, `** PLT` ... are linker-synthesized, not inputs
+    assert not any(f.startswith("**") for f in by)
+    refs = {x.symbol: x for x in m.xref}
+    assert refs["slim_cxx_entry"].referenced_by == ("build/link/libb.a(b1.o)",)
+
+
+def test_detected_as_gold() -> None:
+    assert detect(SAMPLE, "linkmap").name == "gold-map"
+
+
+def test_whole_archive_member_line(tmp_path: Path) -> None:
+    p = tmp_path / "w.map"
+    p.write_text(
+        "Archive member included because of file (symbol)\n\n"
+        "native/reg/libreg.a(reg.o)    --whole-archive\n"
+        "native/a/liba.a(a.o)          main.o (a_fn)\n\n"
+        "Memory map\n\n"
+        ".text           0x0000000000001000       0x20\n"
+        " .text.reg_init 0x0000000000001000        0x8 native/reg/libreg.a(reg.o)\n"
+        " .text.a_fn     0x0000000000001008        0x8 native/a/liba.a(a.o)\n"
+    )
+    m = load(p)
+    assert m.whole_archive == ("native/reg/libreg.a",)
+
+
+@pytest.mark.parametrize("content", [b"", b"Memory map\n", b"\x00\x01garbage"])
+def test_bad_input(tmp_path: Path, content: bytes) -> None:
+    p = tmp_path / "bad.map"
+    p.write_bytes(content)
+    if content == b"Memory map\n":
+        assert load(p).inputs == ()
+        return
+    with pytest.raises(InputError) as exc:
+        load(p)
+    assert "\n" not in str(exc.value)
+
+
+@settings(
+    deadline=None, max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.binary(max_size=500))
+def test_arbitrary_bytes(tmp_path: Path, blob: bytes) -> None:
+    p = tmp_path / "fuzz.map"
+    p.write_bytes(b"Archive member included because of file (symbol)\n" + blob)
+    with contextlib.suppress(InputError):
+        load(p)

@@ -1,0 +1,222 @@
+"""Static import extraction with `ast` (slim.ingest.python.pystatic) and the workspace
+reading around it (analyzers/_python_workspace.py): kinds, lines, relative imports, bad
+files, parallel."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from slim_analyzers._python_workspace import (
+    SourceRequest,
+    find_dist_infos,
+    read_dist_text,
+    scan_file,
+    scan_files,
+)
+
+from slim.ingest.python.pystatic import scan_source
+
+SRC = Path(__file__).parents[2] / "data" / "src" / "python"
+
+CODE = b"""\
+import os, sys as system
+from typing import TYPE_CHECKING
+from . import sibling
+from .. import uncle
+from .sub.mod import name1, name2
+import importlib
+PLUGIN = importlib.import_module("plugins.fast")
+REL = importlib.import_module(".rel", package="pkg.inner")
+ALSO = __import__("legacy")
+DYN = importlib.import_module(os.environ["X"])
+
+try:
+    import ujson as json
+except ImportError:
+    import json
+try:
+    import not_guarded
+except KeyError:
+    pass
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+else:
+    import runtime_only
+
+class C:
+    import in_class_body
+
+def f():
+    import lazy_mod
+    if TYPE_CHECKING:
+        import lazy_typing
+    return importlib.import_module("lazy.plugin")
+
+g = lambda: __import__("in_lambda")
+"""
+
+
+def kinds(
+    code: bytes, module: str = "pkg.inner.mod", pkg: bool = False
+) -> dict[str, tuple[str, int]]:
+    res = scan_source(code, "x.py", module, pkg)
+    assert res.error == ""
+    return {i.module: (i.kind, i.line) for i in res.imports}
+
+
+def test_kinds_and_lines() -> None:
+    k = kinds(CODE)
+    assert k["os"] == ("top-level", 1)
+    assert k["sys"] == ("top-level", 1)
+    assert k["pkg.inner"] == ("top-level", 3)  # from . import sibling
+    assert k["pkg"] == ("top-level", 4)
+    assert k["pkg.inner.sub.mod"] == ("top-level", 5)
+    assert k["plugins.fast"] == ("importlib", 7)
+    assert k["pkg.inner.rel"] == ("importlib", 8)
+    assert k["legacy"] == ("importlib", 9)
+    assert k["ujson"] == ("optional", 13)
+    assert k["json"] == ("optional", 15)  # the fallback in the handler is conditional too
+    assert k["not_guarded"] == ("top-level", 17)
+    assert k["collections.abc"] == ("typing-only", 22)
+    assert k["runtime_only"] == ("top-level", 24)
+    assert k["in_class_body"] == ("top-level", 27)  # class bodies run at import
+    assert k["lazy_mod"] == ("lazy", 30)
+    assert k["lazy_typing"] == ("typing-only", 32)
+    assert k["lazy.plugin"] == ("lazy", 33)
+    assert k["in_lambda"] == ("lazy", 35)
+
+
+def test_from_import_names_are_candidates() -> None:
+    res = scan_source(CODE, "x.py", "pkg.inner.mod")
+    sib = next(i for i in res.imports if i.line == 3)
+    assert sib.candidates() == ("pkg.inner", "pkg.inner.sibling")
+    sub = next(i for i in res.imports if i.line == 5)
+    assert sub.names == ("name1", "name2")
+
+
+def test_computed_dynamic_import_is_unresolved() -> None:
+    res = scan_source(CODE, "x.py", "pkg.inner.mod")
+    assert res.unresolved == (10,)
+
+
+def test_relative_import_in_package_init() -> None:
+    k = kinds(b"from . import a\nfrom .b import c\n", "slimpkg", pkg=True)
+    assert set(k) == {"slimpkg", "slimpkg.b"}
+
+
+def test_relative_import_above_top_is_unresolved() -> None:
+    res = scan_source(b"from ... import x\n", "x.py", "top")
+    assert res.imports == ()
+    assert res.unresolved == (1,)
+
+
+def test_not_import_module_of_other_objects() -> None:
+    assert kinds(b"loader.import_module('x')\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "expected"),
+    [
+        (b"def f(:\n", 1, "expected valid Python syntax, found a syntax error"),
+        (b"x = 1\ny = '\xff'\n", 2, "expected utf-8 text"),
+        (b"x = 1\0\n", 1, "a NUL byte"),
+        (b"# -*- coding: klingon -*-\nx=1\n", 1, "coding"),
+    ],
+)
+def test_unreadable_source_is_a_result_not_an_exception(
+    data: bytes, line: int, expected: str
+) -> None:
+    res = scan_source(data, "bad.py", "bad")
+    assert expected in res.error
+    assert res.error_line == line
+    assert res.imports == ()
+
+
+def test_coding_cookie_is_honoured() -> None:
+    res = scan_source("# -*- coding: latin-1 -*-\nimport café\n".encode("latin-1"), "l.py", "l")
+    assert res.error == ""
+    assert [i.module for i in res.imports] == ["café"]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    res = scan_file(SourceRequest(str(tmp_path / "nope.py"), "nope.py", "nope"))
+    assert "expected a readable source file" in res.error
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="modulegraph imports `imp` (gone in 3.12)")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_real_sample_package_matches_modulegraph() -> None:
+    """modulegraph (bytecode scan) finds the same static edges; slim also finds the
+    importlib literal in slimpkg.c, and gives lines and kinds modulegraph does not."""
+    from modulegraph import modulegraph as mg
+
+    reqs = [
+        SourceRequest(str(SRC / "slimpkg" / f), f"slimpkg/{f}", m, f == "__init__.py")
+        for f, m in (
+            ("__init__.py", "slimpkg"),
+            ("a.py", "slimpkg.a"),
+            ("b.py", "slimpkg.b"),
+            ("c.py", "slimpkg.c"),
+        )
+    ]
+    ours = {r.module: s for r, s in zip(reqs, scan_files(reqs, workers=1), strict=True)}
+    graph = mg.ModuleGraph(path=[str(SRC)])
+    graph.import_hook("slimpkg", None)
+    for name, res in ours.items():
+        node = graph.findNode(name)
+        assert node is not None
+        theirs = {m.identifier for m in graph.getReferences(node)} - {name, "slimpkg"}
+        cands = {c for i in res.imports for c in i.candidates()}
+        assert theirs <= cands, name
+        for ref in graph.getReferences(node):
+            info = graph.edgeData(node, ref)
+            mine = [i for i in res.imports if ref.identifier in i.candidates()]
+            if info.tryexcept and mine:
+                assert all(i.optional for i in mine)
+    c = {i.module: i for i in ours["slimpkg.c"].imports}
+    assert c["slimpkg.a"].dynamic
+    assert c["slimpkg_missing_module"].kind == "optional"
+    assert c["slimpkg_missing_module"].line == 4
+
+
+def test_parallel_equals_serial(tmp_path: Path) -> None:
+    reqs = []
+    for n in range(300):
+        p = tmp_path / f"m{n}.py"
+        p.write_text(f"import os\nfrom pkg import m{n + 1}\ndef f():\n    import lazy{n}\n")
+        reqs.append(SourceRequest(str(p), p.name, f"pkg.m{n}"))
+    assert scan_files(reqs, workers=2) == scan_files(reqs, workers=1)
+
+
+def test_dist_infos_by_normalized_name() -> None:
+    dists = find_dist_infos([Path(__file__).parents[2] / "data" / "python" / "dist-info"])
+    assert set(dists) == {"slim_demo_dist"}
+    text = read_dist_text(dists["slim_demo_dist"], "RECORD")
+    assert text is not None
+    assert "slimdemo/__init__.py" in text
+    assert read_dist_text(dists["slim_demo_dist"], "entry_points.txt") is None
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_raise(data: bytes) -> None:
+    res = scan_source(data, "h.py", "h")
+    assert (res.error == "") or (res.imports == ())
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_raises(text: str) -> None:
+    scan_source(text.encode("utf-8", "surrogatepass"), "h.py", "pkg.h")
+
+
+def test_multiline_call_and_form_feed_lines() -> None:
+    code = b"x = 1\x0c# page\nimport importlib\nm = importlib.import_module(\n    'deep.mod'\n)\n"
+    res = scan_source(code, "ff.py", "ff")
+    (dyn,) = [i for i in res.imports if i.dynamic]
+    assert (dyn.module, dyn.line) == ("deep.mod", 3)
