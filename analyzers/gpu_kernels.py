@@ -10,20 +10,22 @@ SLIM005: fatbin entries for architectures the binary is not deployed on (`--cuda
 
 from __future__ import annotations
 
-import shlex
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from slim.model.context import AnalysisContext, has_native_code
-from slim.model.findings import Confidence, Evidence, Finding, Fix, Rule, Saving
+from slim.model.actions import DropArchs, Remove, Replace
+from slim.model.context import AnalysisContext, consumers, has_native_code
+from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
 from slim.model.gpu import DeviceCode, FatbinContainer, FatbinEntry, arch_name, parse_arch
-from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
+from slim.model.graph import CODE_KINDS, BuildGraph
 from slim.model.labels import label_name, label_package
 from slim.model.native import LinkMap
 from slim.model.ownership import Ownership
 from slim.model.plugin import AnalyzerSpec
+
+from ._gpu_details import ArchBytes, ArchsDetails, KernelsDetails, TargetShare
 
 GPU_KERNELS = Rule(
     code="SLIM003",
@@ -260,15 +262,11 @@ def _path(graph: BuildGraph, source: int, dest: int) -> list[int]:
 
 
 def cpu_only(ctx: AnalysisContext) -> tuple[bool, str]:
-    """Whether the root is CPU-only, and what says so (flag, config or tag)."""
+    """Whether the root is CPU-only, and what says so (resolved once by the session:
+    flag, per-target config, a tag on the root, or the global config)."""
     opts = ctx.options
-    flag = opts.cpu_only_reason.startswith("--cpu-only")
-    per_target = opts.extra.get(f"cpu_only[{ctx.root_label}]")
-    if opts.cpu_only is not None and (flag or per_target is None):
-        return opts.cpu_only, opts.cpu_only_reason or "--cpu-only on the command line"
-    if per_target is not None:
-        why = opts.extra.get(f"cpu_only_reason[{ctx.root_label}]", "per-target config")
-        return per_target == "true", why
+    if opts.cpu_only is not None:
+        return opts.cpu_only, opts.cpu_only_source
     tags = {t.lower(): t for t in ctx.root_target.tags}
     for want in opts.cpu_only_tags:
         if want.lower() in tags:
@@ -276,13 +274,21 @@ def cpu_only(ctx: AnalysisContext) -> tuple[bool, str]:
     return False, ""
 
 
+def _is_cpu_only(ctx: AnalysisContext, binary: int) -> bool:
+    """Whether another binary of the graph is CPU-only (its options, else its tags)."""
+    if binary == ctx.root:
+        return True
+    label = ctx.graph.labels[binary]
+    opts = ctx.options_of(label)
+    if opts.cpu_only is not None:
+        return opts.cpu_only
+    tags = {t.lower() for t in ctx.graph.tags.get(binary, ())}
+    return any(t.lower() in tags for t in opts.cpu_only_tags)
+
+
 def deployed_archs(ctx: AnalysisContext) -> tuple[str, ...]:
-    """`--cuda-archs`, else the root's own `cuda_archs` in the config, else the global one."""
-    opts = ctx.options
-    per_target = opts.extra.get(f"cuda_archs[{ctx.root_label}]")
-    if per_target and "cuda_archs_from" not in opts.extra:
-        return tuple(a for a in per_target.split(",") if a)
-    return opts.cuda_archs
+    """The GPU architectures the root is deployed on (`--cuda-archs` or the config)."""
+    return ctx.options.cuda_archs
 
 
 def _fmt_bytes(n: int) -> str:
@@ -305,45 +311,6 @@ def _kernels(entries: Iterable[FatbinEntry]) -> list[str]:
     return sorted(names.values())
 
 
-def _is_cmake(graph: BuildGraph) -> bool:
-    return any(f.startswith("cmake") for f in graph.formats)
-
-
-def _replace_fix(graph: BuildGraph, u: int, v: int, w: int | None, attr: str, safe: bool) -> Fix:
-    src, dep = graph.labels[u], graph.labels[v]
-    loc = graph.edge_location(u, v)
-    if _is_cmake(graph):
-        where = str(loc) if loc else "CMakeLists.txt"
-        if w is not None:
-            return Fix(
-                f"{where}: in target_link_libraries({label_name(src)} …) replace "
-                f"{label_name(dep)} with {label_name(graph.labels[w])}",
-                kind="cmake",
-                description="point the edge at the CPU variant",
-                safe=safe,
-            )
-        return Fix(
-            f"{where}: in target_link_libraries({label_name(src)} …) remove {label_name(dep)}",
-            kind="cmake",
-            description="cut the edge (no CPU variant in the graph: the CPU side must stop "
-            "calling the kernels' launchers first)",
-            safe=False,
-        )
-    if w is not None:
-        cmd = f"replace {attr} {dep} {graph.labels[w]}"
-        return Fix(
-            f"buildozer {shlex.quote(cmd)} {shlex.quote(src)}",
-            description="point the edge at the CPU variant",
-            safe=safe,
-        )
-    return Fix(
-        f"buildozer {shlex.quote(f'remove {attr} {dep}')} {shlex.quote(src)}",
-        description="cut the edge (no CPU variant in the graph: the CPU side must stop "
-        "calling the kernels' launchers first)",
-        safe=False,
-    )
-
-
 def _container_evidence(binary: DeviceCode, c: FatbinContainer) -> Evidence:
     parts = ", ".join(
         f"{e.arch_name} {e.kind} {e.stored_bytes} B" + (f" {e.compression}" if e.compressed else "")
@@ -359,15 +326,17 @@ def _container_evidence(binary: DeviceCode, c: FatbinContainer) -> Evidence:
     )
 
 
-def _arch_data(
-    entries: Iterable[FatbinEntry], status: dict[str, str] | None = None
-) -> list[tuple[str, str | int]]:
-    out: list[tuple[str, str | int]] = []
-    for arch, n in _by_arch(entries).items():
-        out.append((f"bytes[{arch}]", n))
-        if status and arch in status:
-            out.append((f"arch_status[{arch}]", status[arch]))
-    return out
+def _archs(entries: Iterable[FatbinEntry], status: dict[str, str]) -> tuple[ArchBytes, ...]:
+    return tuple(ArchBytes(a, n, status.get(a, "")) for a, n in _by_arch(entries).items())
+
+
+@dataclass(frozen=True)
+class _Common:
+    """What every SLIM003 finding of one binary shares."""
+
+    reason: str
+    binary: str
+    binary_match: str = ""
 
 
 # -- the analyzer ------------------------------------------------------------------------------
@@ -456,9 +425,7 @@ class GpuKernels:
                 s.how.add(a.how)
         unknown, outside = self._device_linked(b, shares, unknown, outside)
         contributors = set(shares)
-        common: list[tuple[str, str | int]] = [("cpu_only_reason", reason), ("binary", b.path)]
-        if basis:
-            common.append(("binary_match", basis))
+        common = _Common(reason, b.path, basis)
         done: set[int] = set()
         if ctx.root in contributors:
             done.add(ctx.root)
@@ -466,7 +433,6 @@ class GpuKernels:
                 ctx,
                 b,
                 shares[ctx.root].containers,
-                reason,
                 common,
                 f"{ctx.root_label}'s own objects carry the device code (its sources are "
                 "compiled by nvcc)",
@@ -496,21 +462,20 @@ class GpuKernels:
                 ctx,
                 b,
                 shares[t].containers,
-                reason,
-                [*common, (f"target_bytes[{g.labels[t]}]", shares[t].bytes)],
+                common,
                 f"charged to {g.labels[t]}, but no edge from non-GPU code leads into it "
                 f"({ctx.root_label} itself looks GPU-specific by tag, kind or .cu sources)",
                 shares[t].evidence,
                 Confidence.MEDIUM,
+                targets=(TargetShare(g.labels[t], shares[t].bytes),),
             )
         if unknown:
-            yield self._unattributed(ctx, b, unknown, reason, common, contributors)
+            yield self._unattributed(ctx, b, unknown, common, contributors)
         for inp, cs in sorted(outside.items()):
             yield self._binary_wide(
                 ctx,
                 b,
                 cs,
-                reason,
                 common,
                 f"the device code comes from {inp}, which no target in the closure of "
                 f"{ctx.root_label} owns (a prebuilt or toolchain library?)",
@@ -573,7 +538,7 @@ class GpuKernels:
         mine: list[int],
         shares: dict[int, _Share],
         contributors: set[int],
-        common: list[tuple[str, str | int]],
+        common: _Common,
         cut_ok: bool,
     ) -> Finding:
         """One SLIM003 per GPU-only target entered: its deepest entering edge is the cut.
@@ -591,29 +556,34 @@ class GpuKernels:
         attr = kinds[0].attribute if kinds else "deps"
         attr = "deps" if attr.startswith("deps (") else attr
         variant = cpu_variant(g, v, contributors)
-        w, shared = variant if variant is not None else (None, False)
+        w = variant[0] if variant is not None else None
         exact = all(shares[t].how for t in mine)
         confidence = Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM
-        data: list[tuple[str, str | int | float | bool]] = list(common)
-        data += [
-            ("kernels", "; ".join(kernels)),
-            ("kernel_count", len(kernels)),
-            ("archs", ",".join(arch_bytes)),
-            ("bytes", total),
-            ("cut", f"{g.labels[u]} -> {g.labels[v]}"),
-            ("also_reached_from", ",".join(g.labels[x] for x in also)),
-            ("cpu_variant", g.labels[w] if w is not None else ""),
-            ("attribution", ",".join(sorted({h for t in mine for h in shares[t].how}))),
-        ]
-        data += _arch_data(entries, dict.fromkeys(arch_bytes, "in CPU-only binary"))
-        paths = []
+        targets = []
         for t in mine:
-            data.append((f"target_bytes[{g.labels[t]}]", shares[t].bytes))
-            data.append((f"inputs[{g.labels[t]}]", ",".join(sorted(shares[t].inputs))))
             p = to_u + _path(g, v, t)
-            text = " -> ".join(g.labels[x] for x in p)
-            data.append((f"path[{g.labels[t]}]", text))
-            paths.append(text)
+            targets.append(
+                TargetShare(
+                    g.labels[t],
+                    shares[t].bytes,
+                    tuple(sorted(shares[t].inputs)),
+                    " -> ".join(g.labels[x] for x in p),
+                )
+            )
+        paths = [t.path for t in targets]
+        details = KernelsDetails(
+            binary=common.binary,
+            cpu_only_source=common.reason,
+            kernels=tuple(kernels),
+            archs=_archs(entries, dict.fromkeys(arch_bytes, "in CPU-only binary")),
+            bytes=total,
+            targets=tuple(targets),
+            cut=f"{g.labels[u]} -> {g.labels[v]}",
+            cpu_variant=g.labels[w] if w is not None else "",
+            also_reached_from=tuple(g.labels[x] for x in also),
+            attribution=tuple(sorted({h for t in mine for h in shares[t].how})),
+            binary_match=common.binary_match,
+        )
         names = ", ".join(kernels[:8]) + (
             f", … ({len(kernels)} in all)" if len(kernels) > 8 else ""
         )
@@ -624,7 +594,7 @@ class GpuKernels:
             else "; no CPU variant found in the graph"
         )
         message = (
-            f"{ctx.root_label} is CPU-only ({common[0][1]}) but carries {len(kernels)} CUDA "
+            f"{ctx.root_label} is CPU-only ({common.reason}) but carries {len(kernels)} CUDA "
             f"kernel(s) for {', '.join(arch_bytes)} ({_fmt_bytes(total)} of device code) from "
             f"{', '.join(g.labels[t] for t in mine)}{via}: {names}. Cut "
             f"{g.labels[u]} -> {g.labels[v]}, the first edge into GPU-only code{variant_txt}"
@@ -636,10 +606,17 @@ class GpuKernels:
                 f"{', '.join(g.labels[x] for x in also)} (a propagated PUBLIC link goes away "
                 "with the cut; a declared one must be cut too)"
             )
+        gpu_users = [g.labels[c] for c in consumers(ctx, u) if not _is_cpu_only(ctx, c)]
+        if gpu_users:
+            message += (
+                f". Not removable: the edge is shared, and {', '.join(gpu_users)} "
+                f"{'is' if len(gpu_users) == 1 else 'are'} not CPU-only and may need the "
+                f"kernels; give {ctx.root_label} its own CPU build of {g.labels[u]} instead"
+            )
         evidence = [ev for t in mine for ev in shares[t].evidence]
         evidence += [_container_evidence(b, c) for t in mine for c in shares[t].containers]
-        after = g.closure_without(ctx.root, [(u, v)], BUILD_KINDS)
-        removed = len(ctx.closure) - len(after)
+        src, dep = g.labels[u], g.labels[v]
+        action = Replace(src, dep, g.labels[w], attr) if w is not None else Remove(src, dep, attr)
         return Finding(
             code=GPU_KERNELS.code,
             name=GPU_KERNELS.name,
@@ -649,13 +626,13 @@ class GpuKernels:
             verdict="gpu-code-in-cpu-binary",
             message=message,
             confidence=confidence,
-            removable=w is not None and cut_ok,
+            removable=w is not None and cut_ok and not gpu_users,
             attribute=attr,
             location=g.edge_location(u, v),
             evidence=tuple(evidence),
-            fix=_replace_fix(g, u, v, w, attr, shared),
-            saving=Saving(bytes=total, targets_removed=max(removed, 0), basis="fatbin bytes"),
-            data=tuple(data),
+            action=action,
+            saving=Saving(bytes=total, bytes_basis="fatbin bytes"),
+            details=details,
         )
 
     def _unattributed(
@@ -663,8 +640,7 @@ class GpuKernels:
         ctx: AnalysisContext,
         b: DeviceCode,
         containers: list[FatbinContainer],
-        reason: str,
-        common: list[tuple[str, str | int]],
+        common: _Common,
         contributors: set[int],
     ) -> Finding:
         g = ctx.graph
@@ -683,12 +659,12 @@ class GpuKernels:
             ctx,
             b,
             containers,
-            reason,
-            [*common, ("candidates", ",".join(candidates))],
+            common,
             "which linked input contributed it is unknown (pass the linker map with --linkmap, "
             f"or the static libraries with --binary){hint}",
             [],
             Confidence.HIGH,
+            candidates=tuple(candidates),
         )
 
     def _binary_wide(
@@ -696,24 +672,27 @@ class GpuKernels:
         ctx: AnalysisContext,
         b: DeviceCode,
         containers: list[FatbinContainer],
-        reason: str,
-        common: list[tuple[str, str | int]],
+        common: _Common,
         why: str,
         evidence: list[Evidence],
         confidence: Confidence,
+        targets: tuple[TargetShare, ...] = (),
+        candidates: tuple[str, ...] = (),
     ) -> Finding:
         entries = [e for c in containers for e in c.entries]
         kernels = _kernels(entries)
         arch_bytes = _by_arch(entries)
         total = sum(c.size for c in containers)
-        data: list[tuple[str, str | int | float | bool]] = list(common)
-        data += [
-            ("kernels", "; ".join(kernels)),
-            ("kernel_count", len(kernels)),
-            ("archs", ",".join(arch_bytes)),
-            ("bytes", total),
-        ]
-        data += _arch_data(entries, dict.fromkeys(arch_bytes, "in CPU-only binary"))
+        details = KernelsDetails(
+            binary=common.binary,
+            cpu_only_source=common.reason,
+            kernels=tuple(kernels),
+            archs=_archs(entries, dict.fromkeys(arch_bytes, "in CPU-only binary")),
+            bytes=total,
+            targets=targets,
+            binary_match=common.binary_match,
+            candidates=candidates,
+        )
         return Finding(
             code=GPU_KERNELS.code,
             name=GPU_KERNELS.name,
@@ -722,15 +701,15 @@ class GpuKernels:
             root=ctx.root_label,
             verdict="gpu-code-in-cpu-binary",
             message=(
-                f"{ctx.root_label} is CPU-only ({reason}) but carries {len(kernels)} CUDA "
+                f"{ctx.root_label} is CPU-only ({common.reason}) but carries {len(kernels)} CUDA "
                 f"kernel(s) for {', '.join(arch_bytes)} ({_fmt_bytes(total)} of device code: "
                 f"{', '.join(kernels[:8]) or 'no kernel symbols'}); {why}"
             ),
             confidence=confidence,
             removable=False,
             evidence=tuple(evidence + [_container_evidence(b, c) for c in containers]),
-            saving=Saving(bytes=total, basis="fatbin bytes"),
-            data=tuple(data),
+            saving=Saving(bytes=total, bytes_basis="fatbin bytes"),
+            details=details,
         )
 
     # SLIM005 ------------------------------------------------------------------------------
@@ -758,13 +737,6 @@ class GpuKernels:
             flags = " ".join(f"-gencode arch=compute_{a},code=sm_{a}" for a in drop)
             waste = sum(e.stored_bytes for e in unused)
             ptx = sorted({e.arch_name for e in entries if e.is_ptx}, key=_arch_key)
-            data: list[tuple[str, str | int | float | bool]] = [
-                ("binary", b.path),
-                ("deployed", ",".join(arch_name(d) for d in deployed)),
-                ("unused_bytes", waste),
-                ("gencode_drop", flags),
-            ]
-            data += _arch_data(entries, status)
             parts = []
             if unused:
                 parts.append(
@@ -778,9 +750,18 @@ class GpuKernels:
                     f"PTX {', '.join(ptx)} kept for forward compatibility (JIT), not waste"
                 )
             for d in missing:
-                data.append((f"arch_status[sm_{d}]", "no image"))
                 parts.append(f"no cubin or PTX in it can run on the deployed sm_{d}")
             evidence = attributions + [_container_evidence(b, c) for c in containers]
+            rows = _archs(entries, status)
+            rows += tuple(ArchBytes(f"sm_{d}", 0, "no image") for d in missing)
+            details = ArchsDetails(
+                binary=b.path,
+                deployed=tuple(arch_name(d) for d in deployed),
+                archs=rows,
+                unused_bytes=waste,
+                gencode_drop=flags,
+            )
+            names = tuple(arch_name(a) for a in drop)
             yield Finding(
                 code=UNUSED_ARCH.code,
                 name=UNUSED_ARCH.name,
@@ -792,25 +773,10 @@ class GpuKernels:
                 confidence=Confidence.HIGH,
                 removable=False,
                 evidence=tuple(evidence),
-                fix=_arch_fix(g, owner, drop, flags) if unused else None,
-                saving=Saving(bytes=waste, basis="fatbin bytes") if unused else None,
-                data=tuple(data),
+                action=DropArchs(owner, names, flags) if unused else None,
+                saving=Saving(bytes=waste, bytes_basis="fatbin bytes") if unused else None,
+                details=details,
             )
-
-
-def _arch_fix(graph: BuildGraph, owner: str, drop: list[int], flags: str) -> Fix:
-    if _is_cmake(graph):
-        archs = ";".join(str(a) for a in drop)
-        return Fix(
-            f"remove {archs} from CUDA_ARCHITECTURES of {label_name(owner)} ({flags})",
-            kind="cmake",
-            description="stop compiling cubins no deployed GPU can load",
-        )
-    return Fix(
-        f"drop {flags} from the nvcc flags of {owner}",
-        kind="text",
-        description="stop compiling cubins no deployed GPU can load",
-    )
 
 
 def _arch_status(entries: list[FatbinEntry], deployed: list[int]) -> dict[str, str]:

@@ -10,6 +10,7 @@ SLIM004: a DT_NEEDED library the binary resolves no symbol from.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -29,6 +30,8 @@ from slim.model.native import (
 )
 from slim.model.ownership import Ownership
 from slim.model.plugin import AnalyzerSpec
+
+from ._details import LinkDetails, SharedLibDetails
 
 UNREFERENCED = Rule(
     code="SLIM002",
@@ -319,7 +322,7 @@ class NativeSymbolsAnalyzer:
                     removable=verdict.removable,
                     evidence=tuple(verdict.evidence),
                     saving=verdict.saving,
-                    data=tuple(verdict.data),
+                    details=verdict.details,
                 )
 
     def _verdict(
@@ -430,16 +433,14 @@ class NativeSymbolsAnalyzer:
             missing.append(
                 f"--binary with {t.label}'s archive or objects (static initializers, weak symbols)"
             )
-        data: list[tuple[str, str | int | float | bool]] = [
-            ("kept_bytes", kept),
-            ("discarded_bytes", discarded),
-            ("linkers", ",".join(sorted({v.map.linker for v in views}))),
-            ("maps", ",".join(sorted(v.map.path for v in views))),
-        ]
-        if objs:
-            data.append(("archive_bytes", sum(o.size for o in objs)))
-        if missing:
-            data.append(("missing_evidence", "; ".join(sorted(set(missing)))))
+        details = LinkDetails(
+            kept_bytes=kept,
+            discarded_bytes=discarded,
+            linkers=tuple(sorted({v.map.linker for v in views})),
+            maps=tuple(sorted(v.map.path for v in views)),
+            archive_bytes=sum(o.size for o in objs) if objs else None,
+            missing_evidence=tuple(sorted(set(missing))),
+        )
         if referenced or linked_then_gced:
             why = (
                 "referenced by other inputs (--cref)" if referenced else "extracted by a reference"
@@ -457,14 +458,14 @@ class NativeSymbolsAnalyzer:
                 False,
                 ev,
                 None,
-                [*data, ("referenced", True)],
+                dataclasses.replace(details, referenced=True),
             )
         if blockers:
             msg = (
                 f"{t.label} contributes nothing to {ctx.root_label}'s link, but it is not safe "
                 f"to remove: {'; '.join(blockers)}."
             )
-            return _Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, ev, None, data)
+            return _Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, ev, None, details)
         conf = Confidence.HIGH if not missing else Confidence.MEDIUM
         msg = f"{t.label} contributes no code and no referenced symbol to {ctx.root_label}."
         if missing:
@@ -472,10 +473,10 @@ class NativeSymbolsAnalyzer:
         archive = sum(o.size for o in objs)
         saving = Saving(
             bytes=kept + discarded,
-            basis="bytes of its sections in this link (none kept: the binary does not shrink)"
+            bytes_basis="bytes of its sections in this link (none kept: the binary does not shrink)"
             + (f"; its objects ({archive} bytes) are no longer built or linked" if objs else ""),
         )
-        return _Verdict("unreferenced", msg, conf, True, ev, saving, data)
+        return _Verdict("unreferenced", msg, conf, True, ev, saving, details)
 
     # -- SLIM004 -----------------------------------------------------------------------
     def _slim004(
@@ -542,10 +543,7 @@ class NativeSymbolsAnalyzer:
                     msg += " (drop the dep, or link with -Wl,--as-needed)"
                 if missing:
                     msg += f". Not given, so not checked: {', '.join(sorted(missing))}"
-                data: tuple[tuple[str, str | int | float | bool], ...] = (
-                    ("needed", needed),
-                    ("library_bytes", lib.size),
-                )
+                details = SharedLibDetails(needed, lib.size)
                 targets = [g.labels[e.target] for e in edges] or [ctx.root_label]
                 for tgt in sorted(set(targets)):
                     yield Finding(
@@ -560,10 +558,10 @@ class NativeSymbolsAnalyzer:
                         removable=removable,
                         attribute="deps" if dep_label else "",
                         evidence=tuple(ev),
-                        saving=Saving(bytes=lib.size, basis="size of the shared library")
+                        saving=Saving(bytes=lib.size, bytes_basis="size of the shared library")
                         if removable
                         else None,
-                        data=data,
+                        details=details,
                     )
 
 
@@ -575,7 +573,7 @@ class _Verdict:
     removable: bool
     evidence: list[Evidence]
     saving: Saving | None
-    data: list[tuple[str, str | int | float | bool]]
+    details: LinkDetails
 
 
 SPEC = AnalyzerSpec(

@@ -10,7 +10,9 @@ relying on the edge; imports that are lazy, optional or typing-only and never tr
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,8 @@ from slim.model.pytrace import (
     merge_traces,
     module_prefixes,
 )
+
+from ._details import CoverageDetails, FootprintDetails
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -211,7 +215,7 @@ class _Run:
         key = str(self.ws)
         dists = _DIST_CACHE.get(key)
         if dists is None:
-            extra = self.ctx.options.extra.get("python_site_packages", "")
+            extra = os.pathsep.join(str(p) for p in self.ctx.options.site_packages)
             dists = find_dist_infos(site_packages_dirs(self.ws, extra))
             _DIST_CACHE[key] = dists
         cands = dist_candidates(label)
@@ -579,7 +583,7 @@ class _Run:
             confidence=conf,
             removable=False,
             evidence=tuple(ev),
-            data=self._footprint_data(b),
+            details=self._footprint(b),
         )
 
     def _trace_evidence(self, b: int) -> list[Evidence]:
@@ -630,7 +634,7 @@ class _Run:
                 confidence=Confidence.LOW,
                 removable=False,
                 evidence=(*self._trace_evidence(b), looked),
-                data=self._footprint_data(b),
+                details=self._footprint(b),
             )
         src_ev = Evidence(
             f"{la} sources",
@@ -733,13 +737,10 @@ class _Run:
             evidence=(src_ev, *self._trace_evidence(b), looked),
             saving=Saving(
                 bytes=size,
-                targets_removed=len(leaving),
-                basis=f"python package footprint: {files} files leave the binary",
+                bytes_basis=f"python package footprint: {files} files leave the binary",
             ),
-            data=(
-                *self._footprint_data(b),
-                ("package_files_removed", files),
-                ("package_bytes_removed", size),
+            details=dataclasses.replace(
+                self._footprint(b), package_files_removed=files, package_bytes_removed=size
             ),
         )
 
@@ -789,13 +790,9 @@ class _Run:
                 size += sum(sizes.values())
         return files, size
 
-    def _footprint_data(self, b: int) -> tuple[tuple[str, str | int | float | bool], ...]:
+    def _footprint(self, b: int) -> FootprintDetails:
         o = self.owned[b]
-        return (
-            ("dep_files", len(o.files)),
-            ("dep_bytes", sum(o.files.values())),
-            ("dep_modules", len(o.modules)),
-        )
+        return FootprintDetails(len(o.files), sum(o.files.values()), len(o.modules))
 
     def _coverage(self) -> Finding:
         assert self.trace is not None
@@ -836,16 +833,16 @@ class _Run:
                 Evidence(p, f"{self.trace.runs} runs in all traces", analyzer=NAME)
                 for p in self.trace_files
             ),
-            data=(
-                ("packaged_modules", len(mods)),
-                ("packaged_bytes", total_b),
-                ("traced_modules", len(touched)),
-                ("traced_bytes", touched_b),
-                ("traced_module_share", share_m),
-                ("traced_byte_share", share_b),
-                ("python_targets", len(self.py)),
-                ("test_only_edges", skipped_test),
-                ("data_edges", skipped_data),
+            details=CoverageDetails(
+                packaged_modules=len(mods),
+                packaged_bytes=total_b,
+                traced_modules=len(touched),
+                traced_bytes=touched_b,
+                traced_module_share=share_m,
+                traced_byte_share=share_b,
+                python_targets=len(self.py),
+                test_only_edges=skipped_test,
+                data_edges=skipped_data,
             ),
         )
 

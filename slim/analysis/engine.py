@@ -1,34 +1,56 @@
-"""Run every selected analyzer on every root and assemble the report.
+"""Run every selected analyzer on every root, each on its own evidence, and build the report.
 
 An analyzer whose evidence was not given does not run silently to "no findings": it
-yields a SLIM900 evidence-missing finding naming what to pass.
+yields a SLIM900 evidence-missing finding naming what to pass. Each root gets only its
+own facts (global inputs plus its `[targets."//x"]` inputs), so one root's trace or map
+never decides another root's edges.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from slim.analysis.registry import discover
-from slim.analysis.suppress import STALE_SUPPRESSION, Keep
+from slim.analysis.suppress import Keep
 from slim.analysis.suppress import apply as apply_suppressions
-from slim.model.context import AnalysisContext, Options
-from slim.model.facts import EVIDENCE_KINDS, Facts
+from slim.model.context import AnalysisContext
+from slim.model.facts import EVIDENCE_KINDS, Facts, InputFile
 from slim.model.findings import Confidence, Finding, Rule
 from slim.model.graph import BUILD_KINDS, BuildGraph
+from slim.model.options import RootOptions
 from slim.model.plugin import AnalyzerSpec
-from slim.model.report import EvidenceStatus, Report, RootSummary
+from slim.model.report import EvidenceStatus, Report, ReviewSummary, RootSummary
+from slim.model.rules import EVIDENCE_MISSING, STALE_SUPPRESSION
+from slim.plan.prune import plan_report
 
-EVIDENCE_MISSING = Rule(
-    code="SLIM900",
-    name="evidence-missing",
-    summary="A check could not run because the evidence it needs was not given.",
-    help=(
-        "slim never reads missing evidence as 'all clear'. Pass the named input "
-        "(--trace, --workspace, --linkmap, --binary, --timings) or name it in slim.toml "
-        "to let the check run."
-    ),
-)
+
+@dataclass(frozen=True)
+class RootInput:
+    """One root and what it is judged on."""
+
+    root: int
+    facts: Facts
+    options: RootOptions = field(default_factory=RootOptions)
+
+
+def same_evidence(
+    roots: Sequence[int], facts: Facts, options: RootOptions | None = None
+) -> list[RootInput]:
+    """Roots that share one set of evidence and options (a library caller's simple case)."""
+    return [RootInput(r, facts, options or RootOptions()) for r in roots]
+
+
+@dataclass
+class Analysis:
+    """Findings of one run before planning (what `review` diffs and `cleanup` stores)."""
+
+    findings: list[Finding]
+    suppressed: list[Finding]
+    rules: list[Rule]
+    evidence: list[EvidenceStatus]
+    inputs: list[InputFile]
 
 
 def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
@@ -57,18 +79,25 @@ def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
     )
 
 
-def evidence_status(graph: BuildGraph, facts: Facts, options: Options) -> list[EvidenceStatus]:
+def evidence_status(graph: BuildGraph, roots: Sequence[RootInput]) -> list[EvidenceStatus]:
+    """Each evidence kind: given (by which files, over every root) or missing."""
     out = []
     for kind, description in EVIDENCE_KINDS.items():
-        files = tuple(sorted(i.path for i in facts.given(kind)))
+        files = sorted({i.path for r in roots for i in r.facts.given(kind)})
         note = ""
-        if kind == "source" and options.workspace is not None:
-            files = (str(options.workspace),)
+        if kind == "source":
+            files = sorted({str(r.options.workspace) for r in roots if r.options.workspace})
         if kind == "graph":
             note = "; ".join(graph.notes)
-        given = bool(files)
-        out.append(EvidenceStatus(kind, description, given, files, note))
+        out.append(EvidenceStatus(kind, description, bool(files), tuple(files), note))
     return out
+
+
+def _given(r: RootInput) -> set[str]:
+    kinds = {i.evidence for i in r.facts.inputs}
+    if r.options.workspace is not None:
+        kinds.add("source")
+    return kinds
 
 
 def _missing(spec: AnalyzerSpec, root: str) -> Finding:
@@ -87,62 +116,126 @@ def _missing(spec: AnalyzerSpec, root: str) -> Finding:
     )
 
 
-def analyze(
+def _wanted(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    if any(code.startswith(p) for p in ignore):
+        return False
+    return not select or any(code.startswith(p) for p in select)
+
+
+def run_analyzers(
     graph: BuildGraph,
-    roots: Sequence[int],
-    facts: Facts,
-    options: Options | None = None,
+    roots: Sequence[RootInput],
     *,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     specs: Sequence[AnalyzerSpec] | None = None,
     keep: Sequence[Keep] = (),
-) -> Report:
-    """Findings of every selected analyzer for every root, planned and sorted."""
-    from slim.plan import plan_report
-
-    opts = options or Options()
+    evidence_of: Callable[[str], Facts | None] | None = None,
+    options_of: Callable[[str], RootOptions] | None = None,
+) -> Analysis:
+    """Findings of every selected analyzer for every root, suppressions applied."""
     specs = list(discover() if specs is None else specs)
-    status = evidence_status(graph, facts, opts)
-    given = {s.kind for s in status if s.given}
     findings: list[Finding] = []
     rules: list[Rule] = [EVIDENCE_MISSING]
-    contexts = {
-        root: AnalysisContext(graph=graph, root=root, facts=facts, options=opts) for root in roots
-    }
+    ids = tuple(r.root for r in roots)
+    contexts = [
+        AnalysisContext(
+            graph=graph,
+            root=r.root,
+            facts=r.facts,
+            options=r.options,
+            roots=ids,
+            evidence_of=evidence_of or (lambda _label: None),
+            options_of=options_of or (lambda _label: RootOptions()),
+        )
+        for r in roots
+    ]
     for spec in specs:
-        codes = set(spec.codes)
-        if select and not codes & set(select):
+        codes = [c for c in spec.codes if _wanted(c, select, ignore)]
+        if not codes:
             continue
-        if ignore and codes <= set(ignore):
-            continue
-        rules.extend(spec.rules)
-        for root in roots:
-            label = graph.labels[root]
-            ctx = contexts[root]
+        rules.extend(r for r in spec.rules if r.code in codes)
+        for r, ctx in zip(roots, contexts, strict=True):
+            label = graph.labels[r.root]
             if spec.applies is not None and not spec.applies(ctx):
                 continue
-            if spec.requires and not spec.requires & given:
+            if spec.requires and not spec.requires & _given(r):
                 findings.append(_missing(spec, label))
                 continue
-            for f in spec.factory().analyze(ctx):
-                if f.code in ignore or (select and f.code not in select and f.code != "SLIM900"):
-                    continue
-                findings.append(f)
-    kept = apply_suppressions(graph, roots, findings, opts.workspace, keep)
-    findings = kept.findings + kept.stale
+            findings.extend(f for f in spec.factory().analyze(ctx) if f.code in codes)
+    workspace = next((r.options.workspace for r in roots if r.options.workspace), None)
+    kept = apply_suppressions(graph, ids, findings, workspace, keep)
     if kept.stale:
         rules.append(STALE_SUPPRESSION)
-    summaries = [summarize_root(graph, r) for r in roots]
-    proposals, findings, totals = plan_report(graph, roots, findings, facts)
-    return Report.create(
-        roots=summaries,
-        inputs=list(facts.inputs),
-        evidence=status,
-        findings=findings,
-        rules=rules,
-        proposals=proposals,
-        notes=list(graph.notes) + [str(v) for k, v in totals.items() if k.startswith("note:")],
-        totals=totals,
+    return Analysis(
+        findings=kept.findings + kept.stale,
         suppressed=kept.suppressed,
+        rules=rules,
+        evidence=evidence_status(graph, roots),
+        inputs=sorted({i for r in roots for i in r.facts.inputs}, key=_input_key),
     )
+
+
+def _input_key(i: InputFile) -> tuple[str, str, str]:
+    return (i.evidence, i.path, i.format)
+
+
+def union_facts(roots: Sequence[RootInput]) -> Facts:
+    """Every root's facts at once (timings for the cost model), each fact once."""
+    out = Facts()
+    seen: set[int] = set()
+    for r in roots:
+        for fact in r.facts.all():
+            if id(fact) not in seen:
+                seen.add(id(fact))
+                out.add(fact)
+        out.inputs.extend(i for i in r.facts.inputs if i not in out.inputs)
+    return out
+
+
+def build_report(
+    graph: BuildGraph,
+    roots: Sequence[RootInput],
+    analysis: Analysis,
+    review: ReviewSummary | None = None,
+    notes: Sequence[str] = (),
+) -> Report:
+    """Plan the analysis (fixes, savings, proposals) and assemble the report."""
+    ids = [r.root for r in roots]
+    plan = plan_report(graph, ids, analysis.findings, union_facts(roots))
+    return Report.create(
+        roots=[summarize_root(graph, r) for r in ids],
+        inputs=analysis.inputs,
+        evidence=analysis.evidence,
+        findings=plan.findings,
+        rules=analysis.rules,
+        proposals=plan.proposals,
+        notes=[*notes, *graph.notes, *plan.notes],
+        savings=plan.savings,
+        timings=plan.timings,
+        suppressed=analysis.suppressed,
+        review=review,
+    )
+
+
+def analyze(
+    graph: BuildGraph,
+    roots: Sequence[RootInput],
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    specs: Sequence[AnalyzerSpec] | None = None,
+    keep: Sequence[Keep] = (),
+    evidence_of: Callable[[str], Facts | None] | None = None,
+) -> Report:
+    """Analyze and plan: the report of one run."""
+    analysis = run_analyzers(
+        graph,
+        roots,
+        select=select,
+        ignore=ignore,
+        specs=specs,
+        keep=keep,
+        evidence_of=evidence_of,
+    )
+    return build_report(graph, roots, analysis)

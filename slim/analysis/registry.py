@@ -11,6 +11,9 @@ from importlib.metadata import entry_points
 
 from slim.errors import ConfigError
 from slim.model.plugin import AnalyzerSpec
+from slim.model.rules import CORE_RULES, check_spec
+
+CORE_CODES = frozenset(r.code for r in CORE_RULES)
 
 GROUP = "slim.analyzers"
 
@@ -23,7 +26,10 @@ def discover() -> list[AnalyzerSpec]:
         spec = ep.load()
         if not isinstance(spec, AnalyzerSpec):
             raise ConfigError(f"entry point {ep.name} = {ep.value} is not an AnalyzerSpec")
+        check_spec(spec, ep.value)
         for code in spec.codes:
+            if code in CORE_CODES:
+                raise ConfigError(f"entry point {ep.value}: rule {code} is one of slim's own")
             if code in seen_codes and seen_codes[code] != ep.value:
                 raise ConfigError(
                     f"rule {code} registered twice: {seen_codes[code]} and {ep.value}"

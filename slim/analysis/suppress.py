@@ -20,23 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from slim.errors import ConfigError
 from slim.model.columns import group_by_path
-from slim.model.findings import Confidence, Finding, Rule
+from slim.model.findings import Confidence, Finding, Suppression
 from slim.model.graph import Location
 from slim.model.labels import label_name, label_package, normalize_label
+from slim.model.rules import STALE_SUPPRESSION
 
 if TYPE_CHECKING:
     from slim.model.graph import BuildGraph
-
-STALE_SUPPRESSION = Rule(
-    code="SLIM990",
-    name="stale-suppression",
-    summary="A suppression (`# slim: keep(...)` or a config `keep` entry) matches no finding.",
-    help=(
-        "The kept edge is no longer reported: it is used now, it was removed, or the check "
-        "that flagged it did not run. Delete the suppression so keep-lists do not rot, or "
-        "give the evidence the check needs."
-    ),
-)
 
 #: BUILD files larger than this are not searched for keep comments.
 MAX_BUILD_BYTES = 16 * 1024 * 1024
@@ -69,6 +59,8 @@ class Keep:
 def keeps_from_config(raw: dict[str, Any], path: Path | None) -> list[Keep]:
     """The config's `keep = [{target = "//a:b", dep = "//c:d", reason = "…"}, …]` entries."""
     items = raw.get("keep", [])
+    if not items:
+        return []
     where = f"{path}: keep" if path is not None else "keep"
     if not isinstance(items, list):
         raise ConfigError(f"{where}: expected a list of tables, found {items!r}")
@@ -223,22 +215,16 @@ class Outcome:
 
 
 def _mark(f: Finding, keep: Keep) -> Finding:
-    extra: tuple[tuple[str, str | int | float | bool], ...] = (
-        ("suppressed_by", keep.where),
-        ("suppression", "inSource" if keep.in_source else "external"),
-        ("suppression_reason", keep.reason),
-    )
-    return dataclasses.replace(f, data=tuple(sorted((*f.data, *extra))))
+    return dataclasses.replace(f, suppression=Suppression(keep.where, keep.reason, keep.in_source))
 
 
 def _with_dep_line(f: Finding, found: tuple[str, int, str] | None) -> Finding:
     if found is None:
         return f
-    _, n, text = found
+    path, n, text = found
     code = text.split("#", 1)[0].strip().rstrip(",").strip()
     alone = len(_QUOTED.findall(code)) == 1 and _QUOTED.fullmatch(code) is not None
-    extra = (("dep_line", n), ("dep_line_alone", alone))
-    return dataclasses.replace(f, data=tuple(sorted((*dict(f.data).items(), *extra))))
+    return dataclasses.replace(f, dep_location=Location(path, n), dep_line_alone=alone)
 
 
 def _stale(keep: Keep) -> Finding:

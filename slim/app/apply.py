@@ -12,12 +12,19 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slim.errors import UsageError
-from slim.plan.prune import Cut
+from slim.model.actions import EdgeAction, Move, Remove, Replace
+from slim.model.findings import Finding, Fix
+from slim.model.labels import label_name
+from slim.plan.fixes import BATCH_HEADER
+
+if TYPE_CHECKING:
+    from slim.app.session import Session
 
 BUILDOZER_NO_CHANGES = 3
 
@@ -31,17 +38,46 @@ class ApplyResult:
     failed: int = 0
 
 
-def command_file(cuts: Sequence[Cut]) -> str:
-    """The `buildozer -f` text for the buildozer cuts, grouped by package."""
-    from slim.render.buildozer import HEADER, buildozer_label
+@dataclass(frozen=True)
+class Cut:
+    """One proposed action with every way to apply it (buildozer, the CMake edit)."""
 
-    lines = [HEADER]
+    action: EdgeAction
+    fixes: tuple[Fix, ...]
+    code: str = ""
+    confidence: str = ""
+    root: str = ""
+
+    @property
+    def target(self) -> str:
+        return self.action.target
+
+    @property
+    def dep(self) -> str:
+        return self.action.dep
+
+
+def cuts_of(
+    findings: Sequence[Finding], write: Callable[[EdgeAction], tuple[Fix, ...]]
+) -> list[Cut]:
+    """The distinct edge actions of removable findings, with their fixes
+    (`write(action) -> tuple[Fix, ...]`, the planner's writer for this graph)."""
+    seen: dict[EdgeAction, Cut] = {}
+    for f in findings:
+        a = f.action
+        if f.removable and isinstance(a, Remove | Move | Replace) and a not in seen:
+            seen[a] = Cut(a, write(a), f.code, f.confidence.value, f.root)
+    return sorted(seen.values(), key=lambda c: (c.target, c.dep, c.action.verb))
+
+
+def command_file(cuts: Sequence[Cut]) -> str:
+    """The `buildozer -f` text for the buildozer fixes of `cuts`."""
+    lines = [BATCH_HEADER]
     for c in sorted(cuts, key=lambda c: (c.target, c.dep)):
-        if c.tool != "buildozer":
-            continue
-        verb = c.buildozer.rsplit(" ", 1)
-        lines.append(f"# {c.code} confidence={c.confidence} root={c.root}")
-        lines.append(f"{verb[0]} {buildozer_label(verb[1])}|{buildozer_label(c.target)}")
+        for x in c.fixes:
+            if x.runnable:
+                lines.append(f"# {c.code} confidence={c.confidence} root={c.root}")
+                lines.append(x.batch)
     return "\n".join(lines) + "\n"
 
 
@@ -54,23 +90,27 @@ def resolve(root: Path, location: str) -> Path:
     return p if p.is_absolute() else root / p
 
 
-def edit_cmake(root: Path, cut: Cut) -> str:
-    """Remove the dep from the `target_link_libraries` statement at the cut's line.
+def edit_cmake(root: Path, fix: Fix) -> str:
+    """Remove the dep from (or, for a replacement, rename it in) the
+    `target_link_libraries` statement at the fix's line.
 
     Returns a one-line description; raises UsageError when the line does not hold it.
     """
-    if cut.location is None or cut.location.line is None:
-        raise UsageError(f"{cut.target} -> {cut.dep}: no CMakeLists.txt line to edit is known")
-    path = resolve(root, cut.location.path)
+    loc, a = fix.location, fix.action
+    if loc is None or loc.line is None:
+        raise UsageError(f"{a.target} -> {a.dep}: no CMakeLists.txt line to edit is known")
+    dep = label_name(a.dep)
+    new_name = label_name(a.with_dep) if isinstance(a, Replace) else ""
+    path = resolve(root, loc.path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     lines = text.splitlines(keepends=True)
-    pattern = _token(cut.cmake_dep)
-    start = cut.location.line - 1
+    pattern = _token(dep)
+    start = loc.line - 1
     for i in range(start, min(len(lines), start + 200)):
-        new, n = pattern.subn("", lines[i], count=1)
+        new, n = pattern.subn(new_name, lines[i], count=1)
         if n:
             body = new.rstrip("\r\n")
             eol = new[len(body) :]
@@ -81,14 +121,14 @@ def edit_cmake(root: Path, cut: Cut) -> str:
                 lines[i - 1] = prev + ")" + lines[i - 1][len(prev) :]
                 lines[i] = ""
             path.write_text("".join(lines), encoding="utf-8")
-            return f"{cut.location.path}:{i + 1}: removed {cut.cmake_dep}"
+            done = f"replaced {dep} with {new_name}" if new_name else f"removed {dep}"
+            return f"{loc.path}:{i + 1}: {done}"
         if ")" in lines[i] and i > start:
             break
     raise UsageError(
-        f"{cut.location}: expected {cut.cmake_dep} in target_link_libraries, found "
-        f"{lines[start].strip()!r}"
+        f"{loc}: expected {dep} in target_link_libraries, found {lines[start].strip()!r}"
         if start < len(lines)
-        else f"{cut.location}: line beyond the end of the file"
+        else f"{loc}: line beyond the end of the file"
     )
 
 
@@ -128,8 +168,8 @@ def apply_cuts(
 ) -> ApplyResult:
     """Apply (or, by default, describe) every cut under `root`."""
     res = ApplyResult()
-    bz = [c for c in cuts if c.tool == "buildozer"]
-    cm = [x for x in (c.as_cmake() for c in cuts) if x is not None]
+    bz = [c for c in cuts if any(x.runnable for x in c.fixes)]
+    cm = [x for c in cuts for x in c.fixes if x.kind == "cmake"]
     if not cuts:
         res.lines.append("nothing to apply: no removable findings")
         return res
@@ -139,8 +179,7 @@ def apply_cuts(
             res.lines.append(f"$ buildozer -f - <<'EOF'  # from {shown(root)}")
             res.lines.extend(command_file(bz).rstrip("\n").splitlines())
             res.lines.append("EOF")
-        for c in cm:
-            res.lines.append(c.command())
+        res.lines.extend(x.command for x in cm)
         return res
     if bz:
         exe = find_buildozer(buildozer)
@@ -158,10 +197,25 @@ def apply_cuts(
         else:
             res.failed += len(bz)
             res.lines.append(f"buildozer failed (exit {code}): {output.splitlines()[-1:]}")
-    for c in cm:
-        if c.action != "remove":
-            res.lines.append(c.command())
+    for x in cm:
+        if isinstance(x.action, Move):
+            res.lines.append(x.command)
             continue
-        res.lines.append(edit_cmake(root, c))
+        res.lines.append(edit_cmake(root, x))
         res.changed += 1
     return res
+
+
+def session_cuts(session: Session, targets: Sequence[str]) -> tuple[list[Cut], Path]:
+    """The cuts the report of `targets` proposes (as `slim report` shows them), and the
+    directory to apply them from (the workspace, else the config's directory)."""
+    from slim.plan.fixes import write
+
+    ids = session.select_roots(targets)
+    rep = session.report(ids)
+    graph = session.graph
+    cuts = cuts_of(rep.findings, lambda a: write(graph, a))
+    label = graph.labels[ids[0]]
+    cfg = session.config
+    root = session.options_for(label).workspace or (cfg.path.parent if cfg.path else Path.cwd())
+    return cuts, root

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from slim.errors import UsageError
 from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.labels import label_package
+
+if TYPE_CHECKING:
+    from slim.app.session import Session
 
 AUTO_COLLAPSE_NODES = 200
 
@@ -109,3 +115,34 @@ def to_dot(
             )
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+DRAW_SUFFIXES = ("svg", "png", "dot", "gv", "pdf")
+
+
+def draw(session: Session, target: str, out: Path, options: DrawOptions) -> bytes:
+    """The picture of `target`'s graph for `out` (its suffix picks DOT, SVG, PNG or PDF);
+    dead edges are marked when evidence was given."""
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix not in DRAW_SUFFIXES:
+        raise UsageError(f"-o {out}: expected a .svg, .png, .pdf or .dot file")
+    (root,) = session.select_roots([target])
+    dead: list[tuple[str, str]] = []
+    label = session.graph.labels[root]
+    if session.facts_for(label).inputs or session.options_for(label).workspace:
+        rep = session.report([root])
+        dead = [(f.target, f.dep) for f in rep.findings if f.removable and f.dep]
+    dot = to_dot(session.graph, root, dead, options)
+    if suffix in ("dot", "gv"):
+        return dot.encode("utf-8")
+    import shutil
+
+    if shutil.which("dot") is None:
+        raise UsageError(
+            f"-o {out}: drawing {suffix.upper()} needs the Graphviz `dot` program, which is "
+            "not on PATH (install graphviz, e.g. `apt-get install graphviz`), or write .dot"
+        )
+    import graphviz
+
+    data: bytes = graphviz.Source(dot).pipe(format=suffix)
+    return data

@@ -9,15 +9,19 @@ that did not run is never read as "nothing introduced".
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from slim.app.session import Request, Session, resolve_config
 from slim.errors import ConfigError, UsageError
 from slim.model.findings import Finding
 from slim.model.graph import BuildGraph
-from slim.model.report import Report
+from slim.model.report import Report, ReviewSummary, RootDelta
+
+if TYPE_CHECKING:
+    from slim.analysis.engine import Analysis, RootInput
 
 EVIDENCE_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
 GPU_CODE = "SLIM003"
@@ -84,16 +88,14 @@ def _state(f: Finding) -> tuple[object, ...]:
     return (f.verdict, f.removable, f.confidence.value)
 
 
-def _removable_targets(report: Report, root: str) -> int:
-    value = dict(report.totals).get(f"targets_removed[{root}]", 0)
-    return int(value) if isinstance(value, int | float) else 0
-
-
-def diff_reports(base: Report, head: Report) -> Report:
-    """The head report reduced to what the change introduced or touched, with deltas."""
-    old = {key(f): f for f in base.findings}
+def diff_findings(
+    base: Sequence[Finding], head: Sequence[Finding]
+) -> tuple[list[Finding], list[Key]]:
+    """Head findings the change introduced or touched (marked in `review`), and the keys
+    of base findings the change fixed. Evidence-missing findings are always kept."""
+    old = {key(f): f for f in base}
     picked: list[Finding] = []
-    for f in head.findings:
+    for f in head:
         prev = old.get(key(f))
         if f.code == MISSING_CODE:
             why = "not-checked"
@@ -103,79 +105,68 @@ def diff_reports(base: Report, head: Report) -> Report:
             why = f"changed (was {prev.verdict}, {prev.confidence.value})"
         else:
             continue
-        picked.append(dataclasses.replace(f, data=tuple(sorted((*f.data, ("review", why))))))
-    head_keys = {key(f) for f in head.findings}
+        picked.append(dataclasses.replace(f, review=why))
+    head_keys = {key(f) for f in head}
     fixed = sorted(k for k in old if k not in head_keys and k[0] != MISSING_CODE)
-    old_suppressed = {key(f) for f in base.suppressed}
-    suppressed = [f for f in head.suppressed if key(f) not in old_suppressed]
+    return picked, fixed
+
+
+def summarize(
+    base: Report, head: Report, picked: Sequence[Finding], fixed: Sequence[Key]
+) -> tuple[ReviewSummary, list[str]]:
+    """Per-root deltas (closure, edges, removable targets) and the notes that say them."""
     notes: list[str] = []
-    totals: dict[str, float | int | str] = {
-        "introduced": sum(1 for f in picked if dict(f.data).get("review") == "new"),
-        "changed": sum(1 for f in picked if str(dict(f.data).get("review")).startswith("chan")),
-        "fixed": len(fixed),
-        "findings": len(picked),
-        "removable": sum(1 for f in picked if f.removable),
-    }
+    deltas = []
     base_roots = {r.label: r for r in base.roots}
     for r in head.roots:
         b = base_roots.get(r.label)
+        new_gpu = any(f.code == GPU_CODE and f.root == r.label for f in picked) and not any(
+            f.code == GPU_CODE and f.root == r.label for f in base.findings
+        )
         if b is None:
             notes.append(f"{r.label}: new binary ({r.targets} targets)")
+            deltas.append(RootDelta(r.label, r.targets, r.edges, 0, True, new_gpu))
             continue
         d_targets, d_edges = r.targets - b.targets, r.edges - b.edges
         d_removable = _removable_targets(head, r.label) - _removable_targets(base, r.label)
-        totals[f"delta.targets[{r.label}]"] = d_targets
-        totals[f"delta.edges[{r.label}]"] = d_edges
-        totals[f"delta.removable_targets[{r.label}]"] = d_removable
+        deltas.append(RootDelta(r.label, d_targets, d_edges, d_removable, False, new_gpu))
         notes.append(
             f"{r.label}: closure {b.targets} -> {r.targets} targets ({d_targets:+d}), "
             f"{b.edges} -> {r.edges} edges ({d_edges:+d}); removable targets {d_removable:+d}"
         )
-        new_gpu = any(f.code == GPU_CODE and f.root == r.label for f in picked) and not any(
-            f.code == GPU_CODE and f.root == r.label for f in base.findings
-        )
         if new_gpu:
             notes.append(f"{r.label}: CPU-only binary newly carries GPU kernels")
-    if fixed:
-        shown = ", ".join(f"{c} {t} -> {d}" if d else f"{c} {t}" for c, _, t, d in fixed[:10])
-        more = f" and {len(fixed) - 10} more" if len(fixed) > 10 else ""
-        notes.append(f"fixed by this change: {shown}{more}")
-    proposals = []
-    for p in head.proposals:
-        mine = [f for f in picked if f.removable and (f.root, f.target) == (p.root, p.target)]
-        remove = tuple(d for d in p.remove if any(f.dep == d for f in mine))
-        if remove:
-            proposals.append(
-                dataclasses.replace(
-                    p,
-                    remove=remove,
-                    new_deps=tuple(sorted({*p.new_deps, *p.remove} - set(remove))),
-                    commands=tuple(sorted({f.fix.command for f in mine if f.fix is not None})),
-                )
-            )
-    return Report.create(
-        roots=list(head.roots),
-        inputs=list(head.inputs),
-        evidence=list(head.evidence),
-        findings=picked,
-        rules=list(head.rules),
-        proposals=proposals,
-        notes=[*notes, *head.notes],
-        totals=totals,
-        suppressed=suppressed,
+    labels = [f"{c} {t} -> {d}" if d else f"{c} {t}" for c, _, t, d in fixed]
+    if labels:
+        more = f" and {len(labels) - 10} more" if len(labels) > 10 else ""
+        notes.append(f"fixed by this change: {', '.join(labels[:10])}{more}")
+    summary = ReviewSummary(
+        introduced=sum(1 for f in picked if f.review == "new"),
+        changed=sum(1 for f in picked if f.review.startswith("changed")),
+        fixed=tuple(labels),
+        deltas=tuple(deltas),
     )
+    return summary, notes
+
+
+def _removable_targets(report: Report, root: str) -> int:
+    s = report.savings.of(root)
+    return 0 if s is None else s.targets_removed
+
+
+SideAnalysis = Callable[["BuildGraph", Sequence[int]], tuple[list["RootInput"], "Analysis"]]
 
 
 def review(
-    base: BuildGraph,
-    head: BuildGraph,
-    labels: Sequence[str],
-    analyze_side: Any,
+    base: BuildGraph, head: BuildGraph, labels: Sequence[str], analyze_side: SideAnalysis
 ) -> Report:
-    """Analyze `labels` in both graphs (`analyze_side(graph, root_ids) -> Report`) and diff.
+    """Analyze `labels` in both graphs (`analyze_side(graph, ids) -> (roots, analysis)`),
+    keep what the change introduced or touched, and plan only that on the head graph.
 
     A root absent from the base is a new binary: everything it has is introduced.
     """
+    from slim.analysis.engine import build_report
+
     head_ids = []
     for lab in labels:
         i = head.lookup(lab)
@@ -183,6 +174,49 @@ def review(
             raise UsageError(f"target {lab} is not in the head graph")
         head_ids.append(i)
     base_ids = [j for j in (base.lookup(head.labels[i]) for i in head_ids) if j is not None]
-    head_report: Report = analyze_side(head, head_ids)
-    base_report: Report = analyze_side(base, base_ids)
-    return diff_reports(base_report, head_report)
+    heads, a_head = analyze_side(head, head_ids)
+    bases, a_base = analyze_side(base, base_ids)
+    picked, fixed = diff_findings(a_base.findings, a_head.findings)
+    summary, notes = summarize(
+        build_report(base, bases, a_base), build_report(head, heads, a_head), picked, fixed
+    )
+    old = {key(f) for f in a_base.suppressed}
+    mine = dataclasses.replace(
+        a_head, findings=picked, suppressed=[f for f in a_head.suppressed if key(f) not in old]
+    )
+    return build_report(head, heads, mine, review=summary, notes=notes)
+
+
+def run_review(
+    request: Request,
+    targets: Sequence[str],
+    sides: Mapping[str, tuple[tuple[Path, ...], str | None]],
+) -> Report:
+    """`review` of `targets` between the base and head side (each `(graph files, revision
+    name)`: graph files win, else the config's named revision)."""
+    cfg = resolve_config(request.config_path)
+    revs = revisions_from_config(cfg.raw, cfg.path) if "revisions" in cfg.raw else {}
+    sessions: dict[str, Session] = {}
+    for name in ("base", "head"):
+        graphs, rev = sides.get(name, ((), None))
+        if graphs:
+            sessions[name] = Session(request, cfg, graphs)
+        elif revs:
+            r = pick_revision(revs, rev or name)
+            own = {k: v for k, v in r.inputs.items() if k != "graph"}
+            given = {k: v for k, v in request.evidence.items() if v}
+            side_request = dataclasses.replace(request, evidence={**own, **given})
+            sessions[name] = Session(side_request, cfg, r.inputs["graph"])
+        else:
+            raise UsageError(f"no {name} graph: pass --{name}-graph FILE or name `revisions`")
+    by_graph = {id(s.graph): s for s in sessions.values()}
+
+    def side(graph: BuildGraph, ids: Sequence[int]) -> tuple[list[RootInput], Analysis]:
+        session = by_graph[id(graph)]
+        session.roots = list(ids)
+        return session.root_inputs(ids), session.analysis(ids)
+
+    labels = list(targets) or list(cfg.roots)
+    if not labels:
+        raise UsageError("no target: pass TARGET or name `roots` in the config")
+    return review(sessions["base"].graph, sessions["head"].graph, labels, side)

@@ -18,9 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slim.app.apply import apply_cuts, shown
+from slim.app.apply import Cut, apply_cuts, shown
 from slim.errors import UsageError
-from slim.plan.prune import Cut
 
 DEFAULT_EXCLUDES = (".git", "build", "_build", "bazel-*", "buck-out", "cmake-build-*", ".slim-*")
 TAIL_LINES = 12
@@ -157,7 +156,7 @@ def _trial(
 
 
 def _edge(c: Cut) -> str:
-    verb = "downgrade" if c.action == "move" else "cut"
+    verb = {"move": "downgrade", "replace": "repoint"}.get(c.action.verb, "cut")
     return f"{verb} {c.target} -> {c.dep}"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from slim.errors import ConfigError
+from slim.model.labels import normalize_label
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,11 +21,13 @@ else:  # pragma: no cover
 
 LIST_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
 SCALAR_KEYS = ("graph_format", "workspace", "fail_on")
-TARGET_KEYS = (*LIST_KEYS, "workspace", "cpu_only", "cuda_archs")
+TARGET_KEYS = (*LIST_KEYS, "workspace", "cpu_only", "cuda_archs", "site_packages")
 TOP_KEYS = (
     *LIST_KEYS,
     *SCALAR_KEYS,
     "cuda_archs",
+    "site_packages",
+    "modules",
     "cpu_only_tags",
     "roots",
     "targets",
@@ -42,6 +45,7 @@ class TargetConfig:
     workspace: Path | None = None
     cpu_only: bool | None = None
     cuda_archs: tuple[str, ...] = ()
+    site_packages: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -55,10 +59,14 @@ class Config:
     cpu_only_tags: tuple[str, ...] = ("cpu-only", "cpu_only", "no-gpu")
     roots: tuple[str, ...] = ()
     targets: dict[str, TargetConfig] = field(default_factory=dict)
+    site_packages: tuple[Path, ...] = ()
+    modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """`[modules]`: a target label -> the import names it provides (third-party targets)."""
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_target(self, label: str) -> TargetConfig:
-        return self.targets.get(label, TargetConfig())
+        """The `[targets."//x"]` table of `label` (keys are matched in canonical form)."""
+        return self.targets.get(normalize_label(label), TargetConfig())
 
 
 def find_config(start: Path) -> Path | None:
@@ -103,6 +111,15 @@ def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> 
             )
 
 
+def _modules(value: object, where: str) -> dict[str, tuple[str, ...]]:
+    """`"//third_party/py/yaml" = ["yaml"]` (deptry's package_module_name_map, by label)."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table of label = [module names], found {value!r}")
+    return {
+        normalize_label(label): _strs(names, f"{where}.{label!r}") for label, names in value.items()
+    }
+
+
 def load_config(path: Path | None) -> Config:
     """Parse a config file; None gives the empty config."""
     if path is None:
@@ -134,6 +151,9 @@ def load_config(path: Path | None) -> Config:
         cfg.cpu_only_tags = _strs(data["cpu_only_tags"], f"{where}: cpu_only_tags")
     if "roots" in data:
         cfg.roots = _strs(data["roots"], f"{where}: roots")
+    if "site_packages" in data:
+        cfg.site_packages = tuple(_paths(data["site_packages"], base, f"{where}: site_packages"))
+    cfg.modules = _modules(data.get("modules", {}), f"{where}: modules")
     targets = data.get("targets", {})
     if not isinstance(targets, dict):
         raise ConfigError(f"{where}: targets: expected a table keyed by label")
@@ -154,5 +174,9 @@ def load_config(path: Path | None) -> Config:
             tc.cpu_only = table["cpu_only"]
         if "cuda_archs" in table:
             tc.cuda_archs = _strs(table["cuda_archs"], f"{twhere}: cuda_archs")
-        cfg.targets[label] = tc
+        if "site_packages" in table:
+            tc.site_packages = tuple(
+                _paths(table["site_packages"], base, f"{twhere}: site_packages")
+            )
+        cfg.targets[normalize_label(label)] = tc
     return cfg

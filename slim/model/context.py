@@ -2,38 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slim.model.facts import Facts
 from slim.model.graph import BUILD_KINDS, BuildGraph, Target
+from slim.model.options import RootOptions
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
 
-@dataclass(frozen=True)
-class Options:
-    """Per-run settings analyzers may consult (from flags or the config file)."""
-
-    workspace: Path | None = None
-    cpu_only: bool | None = None
-    cpu_only_reason: str = ""
-    cpu_only_tags: tuple[str, ...] = ("cpu-only", "cpu_only", "no-gpu")
-    cuda_archs: tuple[str, ...] = ()
-    extra: dict[str, str] = field(default_factory=dict)
-
-
 @dataclass
 class AnalysisContext:
-    """One root binary under analysis; `closure` is what it builds (BUILD_KINDS edges)."""
+    """One root binary under analysis, with its own evidence and options; `closure` is what
+    it builds (BUILD_KINDS edges). `evidence_of(label)` gives the evidence configured for
+    another binary (to judge a library edge for every consumer); None when there is none."""
 
     graph: BuildGraph
     root: int
     facts: Facts
-    options: Options = field(default_factory=Options)
+    options: RootOptions = field(default_factory=RootOptions)
+    roots: tuple[int, ...] = ()
+    evidence_of: Callable[[str], Facts | None] = field(default=lambda _label: None)
+    options_of: Callable[[str], RootOptions] = field(default=lambda _label: RootOptions())
     _closure: NDArray[np.int64] | None = None
     _kinds: frozenset[str] | None = None
 
@@ -76,3 +70,17 @@ def has_native_code(ctx: AnalysisContext) -> bool:
 
 def has_python_code(ctx: AnalysisContext) -> bool:
     return ctx.closure_has_kind(PYTHON_PREFIXES)
+
+
+def is_binary_kind(kind: str) -> bool:
+    """A rule kind that produces a deployable binary (not a test, not a library)."""
+    k = kind.lower()
+    return (k.endswith("_binary") or k in ("executable", "binary")) and "test" not in k
+
+
+def consumers(ctx: AnalysisContext, target: int) -> list[int]:
+    """Every binary in the graph (the root included) whose build contains `target`: an
+    edge of `target` is shared by all of them."""
+    kinds = ctx.graph.kinds
+    up = ctx.graph.reverse_closure([target], BUILD_KINDS).tolist()
+    return sorted(i for i in up if is_binary_kind(kinds[i]))

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from slim.model.jsontypes import JSON
+
 T = TypeVar("T")
 
 #: Evidence kinds, in report order, with what each one lets slim decide.
@@ -32,7 +34,7 @@ class InputFile:
     path: str
     format: str
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, JSON]:
         return {"evidence": self.evidence, "path": self.path, "format": self.format}
 
 
@@ -57,6 +59,10 @@ class Facts:
             if issubclass(t, cls):
                 out.extend(items)  # type: ignore[arg-type]
         return out
+
+    def all(self) -> list[object]:
+        """Every fact, in the order of their types' first addition."""
+        return [f for items in self._by_type.values() for f in items]
 
     def given(self, evidence: str) -> list[InputFile]:
         return [i for i in self.inputs if i.evidence == evidence]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol, runtime_checkable
 
+from slim.model.actions import Action
 from slim.model.graph import Location
+from slim.model.jsontypes import JSON
 
 
 class Confidence(str, Enum):
@@ -45,23 +48,80 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Saving:
-    """What cutting an edge saves, with the basis of each figure."""
+    """What cutting an edge saves: the targets that leave the build, their compile
+    seconds, the root's link-time change and bytes, each figure with its basis."""
 
     compile_seconds: float = 0.0
     link_seconds: float = 0.0
     bytes: int = 0
-    targets_removed: int = 0
-    basis: str = "default"
+    removed: tuple[str, ...] = ()
+    compile_basis: str = ""
+    link_basis: str = ""
+    bytes_basis: str = ""
+    added: tuple[str, ...] = ()
+    """Targets the fix brings in (a replacement's closure), already netted out."""
+
+    @property
+    def targets_removed(self) -> int:
+        return len(self.removed)
+
+    @property
+    def seconds(self) -> float:
+        return self.compile_seconds + self.link_seconds
+
+    @property
+    def basis(self) -> str:
+        """Every figure's basis in one phrase (text outputs)."""
+        parts = [self.compile_basis or "default"]
+        if self.link_seconds and self.link_basis and self.link_basis != self.compile_basis:
+            parts.append(f"link {self.link_basis}")
+        if self.added:
+            parts.append(f"net of {len(self.added)} target(s) the fix adds")
+        if self.bytes_basis:
+            parts.append(f"bytes: {self.bytes_basis}")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """A command that applies the proposal (buildozer for BUILD/BUCK; text for CMake)."""
+    """An action written out by `slim.plan.fixes`, never parsed back.
 
+    `kind` is `buildozer` (`command` is a shell command a user can paste, `batch` its
+    `buildozer -f` line), `cmake` (an edit of `location`, described in `command`; not a
+    shell command) or `text` (flags to change, in prose).
+    """
+
+    action: Action
+    kind: str
     command: str
-    kind: str = "buildozer"
     description: str = ""
     safe: bool = True
+    batch: str = ""
+    location: Location | None = None
+
+    @property
+    def runnable(self) -> bool:
+        """Whether `command` is a shell command (it goes in `sh` blocks and command lists)."""
+        return self.kind == "buildozer"
+
+
+@runtime_checkable
+class Details(Protocol):
+    """Per-rule typed details of a finding: a rule renders its own extra lines."""
+
+    def to_json(self) -> dict[str, JSON]: ...
+
+    def text_lines(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """Why a finding was kept out: the `# slim: keep` comment or config entry, and its reason."""
+
+    by: str
+    reason: str = ""
+    in_source: bool = True
+    """A `# slim: keep` comment in a BUILD file (else a config `keep` entry)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +140,20 @@ class Finding:
     attribute: str = ""
     location: Location | None = None
     evidence: tuple[Evidence, ...] = ()
+    action: Action | None = None
+    """What the analyzer proposes; the planner derives `Remove` for a removable edge
+    finding without one."""
     fix: Fix | None = None
+    """`action` written out by the planner; analyzers leave it unset."""
     saving: Saving | None = None
-    data: tuple[tuple[str, str | int | float | bool], ...] = field(default=())
+    details: Details | None = None
+    dep_location: Location | None = None
+    """Where the dep itself is named (its own line in the BUILD/CMake file), if known."""
+    dep_line_alone: bool = False
+    """The dep's line names only the dep, so deleting the line is the whole edit."""
+    suppression: Suppression | None = None
+    review: str = ""
+    """For `slim review`: `new` (the change introduced it) or `changed: …`."""
 
     @property
     def sort_key(self) -> tuple[str, str, str, str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from slim.model.facts import InputFile
-from slim.model.findings import Finding, Rule, Saving
+from slim.model.findings import Finding, Fix, Rule, Saving
 
-SCHEMA = "slim.report/1"
+SCHEMA = "slim.report/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,15 +36,74 @@ class RootSummary:
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
-    """A pruned target: its new dependency list and the commands that make it so."""
+    """A pruned target: its new dependency list and the fixes that make it so."""
 
     root: str
     target: str
     remove: tuple[str, ...]
     new_deps: tuple[str, ...]
-    commands: tuple[str, ...]
+    fixes: tuple[Fix, ...]
     saving: Saving | None = None
     codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Excluded:
+    """A removable finding whose cut removes no target from the build, and why."""
+
+    code: str
+    root: str
+    target: str
+    dep: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SavingsSummary:
+    """What every proposed action saves, per root and over all roots (a target counted
+    once however many roots stop building it); the per-finding figures are each cut alone."""
+
+    per_root: tuple[tuple[str, Saving], ...] = ()
+    total: Saving = field(default_factory=Saving)
+    excluded: tuple[Excluded, ...] = ()
+
+    def of(self, root: str) -> Saving | None:
+        return dict(self.per_root).get(root)
+
+
+@dataclass(frozen=True, slots=True)
+class TimingCoverage:
+    """How much of the given build timings slim could attribute to targets of the graph."""
+
+    actions: int = 0
+    attributed: int = 0
+    unattributed_seconds: float = 0.0
+
+    @property
+    def unattributed(self) -> int:
+        return self.actions - self.attributed
+
+
+@dataclass(frozen=True, slots=True)
+class RootDelta:
+    """How a change moved one root: closure size, edges, removable targets."""
+
+    root: str
+    targets: int
+    edges: int
+    removable_targets: int
+    new_binary: bool = False
+    new_gpu_code: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSummary:
+    """What `slim review` found a change did: findings it introduced, changed and fixed."""
+
+    introduced: int
+    changed: int
+    fixed: tuple[str, ...]
+    deltas: tuple[RootDelta, ...]
 
 
 @dataclass(frozen=True)
@@ -58,8 +117,10 @@ class Report:
     rules: tuple[Rule, ...]
     proposals: tuple[Proposal, ...] = ()
     notes: tuple[str, ...] = ()
-    totals: tuple[tuple[str, float | int | str], ...] = field(default=())
+    savings: SavingsSummary = field(default_factory=SavingsSummary)
+    timings: TimingCoverage | None = None
     suppressed: tuple[Finding, ...] = ()
+    review: ReviewSummary | None = None
 
     @staticmethod
     def create(
@@ -71,8 +132,10 @@ class Report:
         rules: list[Rule],
         proposals: list[Proposal] | None = None,
         notes: list[str] | None = None,
-        totals: dict[str, float | int | str] | None = None,
+        savings: SavingsSummary | None = None,
+        timings: TimingCoverage | None = None,
         suppressed: list[Finding] | None = None,
+        review: ReviewSummary | None = None,
     ) -> Report:
         return Report(
             roots=tuple(sorted(roots, key=lambda r: r.label)),
@@ -82,8 +145,10 @@ class Report:
             rules=tuple(sorted({r.code: r for r in rules}.values(), key=lambda r: r.code)),
             proposals=tuple(sorted(proposals or [], key=lambda p: (p.root, p.target))),
             notes=tuple(dict.fromkeys(notes or [])),
-            totals=tuple(sorted((totals or {}).items())),
+            savings=savings or SavingsSummary(),
+            timings=timings,
             suppressed=tuple(sorted(set(suppressed or []), key=lambda f: f.sort_key)),
+            review=review,
         )
 
     @property

@@ -1,110 +1,32 @@
-"""Turn removable findings into pruned targets, fix commands and savings.
+"""Turn findings into actions, fixes, pruned targets and savings.
 
-Each removable edge becomes a `Cut`: a buildozer command for BUILD/BUCK graphs (`remove`,
-or `move deps runtime_deps` when the verdict is `runtime-unused`: the dep is still needed
-at run time, only not at link time), or, for CMake graphs, the `target_link_libraries`
-line (file:line from the file API backtrace) to edit. Savings come from `plan.savings`.
+Each removable edge finding proposes an action (`Remove`, `Move` for a runtime-only use,
+an analyzer's `Replace`); `slim.plan.fixes` writes it out, `slim.plan.savings` prices it.
+Totals come from one computation over every proposed action at once, so the report,
+the Markdown summary, the review and the cleanup backlog give the same figures.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from slim.model.actions import Action, EdgeAction, Move, Remove, Replace
 from slim.model.facts import Facts
 from slim.model.findings import Finding, Fix, Saving
-from slim.model.graph import BuildGraph, EdgeKind, Location
-from slim.model.labels import label_name
-from slim.model.report import Proposal
-
-if TYPE_CHECKING:
-    from slim.plan.costs import CostModel
-    from slim.plan.savings import Reach
+from slim.model.graph import BuildGraph, EdgeKind
+from slim.model.report import Excluded, Proposal, SavingsSummary, TimingCoverage
+from slim.plan.costs import CostModel, build_costs
+from slim.plan.fixes import write
+from slim.plan.savings import Edge, Reach, edge_saving, plan_savings
 
 RUNTIME_UNUSED = "runtime-unused"
 DOWNGRADE_TO = "runtime_deps"
-
-
-def buildozer_remove(attribute: str, dep: str, target: str) -> str:
-    """`buildozer 'remove deps //x:y' //a:b` (quoted for a POSIX shell)."""
-    return f"buildozer {shlex.quote(f'remove {attribute} {dep}')} {shlex.quote(target)}"
-
-
-def buildozer_move(attribute: str, to: str, dep: str, target: str) -> str:
-    """`buildozer 'move deps runtime_deps //x:y' //a:b`."""
-    return f"buildozer {shlex.quote(f'move {attribute} {to} {dep}')} {shlex.quote(target)}"
-
-
-@dataclass(frozen=True, slots=True)
-class Cut:
-    """One edge to cut (or downgrade) and how: a buildozer command or a CMake line."""
-
-    root: str
-    target: str
-    dep: str
-    attribute: str
-    tool: str  # "buildozer" or "cmake"
-    action: str  # "remove" or "move"
-    to_attribute: str = ""
-    location: Location | None = None
-    code: str = ""
-    confidence: str = ""
-    cmake_location: Location | None = None
-
-    def as_cmake(self) -> Cut | None:
-        """The same cut as a CMake edit, when the graph also came from CMake's file API."""
-        if self.tool == "cmake":
-            return self
-        if self.cmake_location is None:
-            return None
-        return dataclasses.replace(self, tool="cmake", location=self.cmake_location)
-
-    @property
-    def buildozer(self) -> str:
-        """The command part of a `buildozer -f` line (`remove deps //x:y`)."""
-        if self.action == "move":
-            return f"move {self.attribute} {self.to_attribute} {self.dep}"
-        return f"remove {self.attribute} {self.dep}"
-
-    @property
-    def cmake_dep(self) -> str:
-        return label_name(self.dep)
-
-    @property
-    def cmake_target(self) -> str:
-        return label_name(self.target)
-
-    def command(self) -> str:
-        if self.tool == "cmake":
-            where = str(self.location) if self.location else "CMakeLists.txt"
-            if self.action == "move":
-                return (
-                    f"# {where}: target_link_libraries({self.cmake_target} …): {self.cmake_dep} "
-                    "is used at run time only; keep it loaded (no link-time equivalent in CMake)"
-                )
-            return (
-                f"{where}: in target_link_libraries({self.cmake_target} …) remove {self.cmake_dep}"
-            )
-        if self.action == "move":
-            return buildozer_move(self.attribute, self.to_attribute, self.dep, self.target)
-        return buildozer_remove(self.attribute, self.dep, self.target)
-
-
-def is_cmake_graph(graph: BuildGraph) -> bool:
-    return any(f.startswith("cmake") for f in graph.formats)
-
-
-def has_build_files(graph: BuildGraph) -> bool:
-    """Whether the graph came (also) from Bazel or Buck2, whose BUILD/BUCK files buildozer edits."""
-    return any(f.startswith(("bazel", "buck2")) for f in graph.formats)
-
-
-def _is_cmake_file(loc: Location | None) -> bool:
-    return loc is not None and loc.path.endswith(("CMakeLists.txt", ".cmake"))
+MOVE_SAVES_NOTHING = (
+    "runtime_deps: still built and shipped, only no longer linked or compiled against"
+)
 
 
 def _attribute(f: Finding) -> str:
@@ -112,237 +34,241 @@ def _attribute(f: Finding) -> str:
     return "deps" if attr.startswith("deps (") or attr == "untyped" else attr
 
 
-def cut_of(graph: BuildGraph, f: Finding) -> Cut | None:
-    """The cut a removable edge finding proposes (None for binary-wide findings)."""
-    if not f.removable or not f.dep:
+def action_of(f: Finding) -> Action | None:
+    """What a finding proposes: the analyzer's action, else the planner's default for a
+    removable edge (`Move` to runtime_deps for a runtime-only use, otherwise `Remove`)."""
+    if f.action is not None:
+        return f.action
+    if not f.dep:
         return None
-    cmake = is_cmake_graph(graph)
-    a, b = graph.lookup(f.target), graph.lookup(f.dep)
-    loc = edge_loc = None
-    if a is not None and b is not None:
-        loc = graph.edge_location(a, b)
-        edge_loc = graph.edge_locations.get((a, b))
-    loc = loc or f.location
-    cmake_loc = edge_loc if cmake and _is_cmake_file(edge_loc) else None
-    move = f.verdict == RUNTIME_UNUSED
     attr = _attribute(f)
-    tool = "cmake" if cmake and not has_build_files(graph) else "buildozer"
-    return Cut(
-        root=f.root,
-        target=f.target,
-        dep=f.dep,
-        attribute=attr,
-        tool=tool,
-        cmake_location=cmake_loc if tool == "buildozer" else None,
-        action="move" if move and attr != DOWNGRADE_TO else "remove",
-        to_attribute=DOWNGRADE_TO if move else "",
-        location=loc,
-        code=f.code,
-        confidence=f.confidence.value,
-    )
+    if f.verdict == RUNTIME_UNUSED and attr != DOWNGRADE_TO:
+        return Move(f.target, f.dep, attr, DOWNGRADE_TO)
+    if not f.removable:
+        return None
+    return Remove(f.target, f.dep, attr)
 
 
-def _with_fix(graph: BuildGraph, f: Finding) -> Finding:
-    if f.fix is not None:
-        return f
-    cut = cut_of(graph, f)
-    if cut is None:
-        return f
-    kind = "cmake" if cut.tool == "cmake" else "buildozer"
-    desc = "downgrade to a runtime dependency" if cut.action == "move" else "remove the edge"
-    return dataclasses.replace(
-        f, fix=Fix(cut.command(), kind=kind, description=desc, safe=cut.action == "remove")
-    )
+@dataclass(frozen=True)
+class Plan:
+    """The planner's result: findings completed with fixes and savings, and the totals."""
+
+    findings: list[Finding]
+    proposals: list[Proposal]
+    savings: SavingsSummary
+    timings: TimingCoverage | None
+    notes: list[str]
 
 
-def _new_deps(graph: BuildGraph, target: str, attribute: str, removed: set[str]) -> tuple[str, ...]:
-    t = graph.lookup(target)
-    if t is None:
-        return ()
-    kinds = {k for k in EdgeKind if k.attribute == attribute} or {EdgeKind.DEPS}
-    if attribute == "deps":
-        kinds |= {EdgeKind.UNTYPED}
-    return tuple(
-        sorted(
-            {
-                graph.labels[e.dep]
-                for e in graph.out_edges(t, frozenset(kinds))
-                if graph.labels[e.dep] not in removed
-            }
-        )
-    )
+def _ids(graph: BuildGraph, a: EdgeAction) -> tuple[int, int] | None:
+    x, y = graph.lookup(a.target), graph.lookup(a.dep)
+    return None if x is None or y is None else (x, y)
 
 
-def _commands(graph: BuildGraph, fs: list[Finding]) -> tuple[str, ...]:
-    """Each finding's fix, plus the CMake edit when the same edge is also in a CMakeLists."""
-    out = {f.fix.command for f in fs if f.fix is not None}
-    for f in fs:
-        cut = own_cut(graph, f)
-        alt = cut.as_cmake() if cut is not None and cut.tool != "cmake" else None
-        if alt is not None:
-            out.add(alt.command())
-    return tuple(sorted(out))
+class _Pricer:
+    """Prices actions for roots on one graph, sharing the cost model and reachability."""
 
+    def __init__(self, graph: BuildGraph, model: CostModel) -> None:
+        self.graph = graph
+        self.model = model
+        self.reach = Reach(graph)
 
-#: Finding data keys naming what an analyzer's fix puts in place of the cut dep.
-REPLACEMENT_KEYS = ("replacement", "cpu_variant")
+    def added(self, actions: Sequence[EdgeAction]) -> list[Edge]:
+        out = []
+        for a in actions:
+            if isinstance(a, Replace):
+                x, w = self.graph.lookup(a.target), self.graph.lookup(a.with_dep)
+                if x is not None and w is not None:
+                    out.append((x, w))
+        return out
 
+    def cut(self, actions: Sequence[EdgeAction]) -> list[Edge]:
+        return [e for a in actions if not isinstance(a, Move) and (e := _ids(self.graph, a))]
 
-def _net_of_replacement(
-    graph: BuildGraph,
-    f: Finding,
-    root: int,
-    gone: tuple[int, ...],
-    worth: Saving,
-    model: CostModel,
-    reach: Reach,
-) -> Saving:
-    """A replacing fix builds its replacement: subtract what it adds to the root's build."""
-    import numpy as np
+    def finding(self, root: int, a: EdgeAction) -> Saving:
+        if isinstance(a, Move):
+            return Saving(compile_basis=MOVE_SAVES_NOTHING)
+        return edge_saving(self.graph, root, self.cut([a]), self.model, self.reach, self.added([a]))
 
-    data = dict(f.data)
-    label = next((str(data[k]) for k in REPLACEMENT_KEYS if data.get(k)), "")
-    rep = graph.lookup(label) if label else None
-    if rep is None:
-        return worth
-    staying = reach.reach_mask([root]).copy()
-    staying[np.asarray(gone, dtype=np.int64)] = False
-    added = np.flatnonzero(reach.reach_mask([rep]) & ~staying).astype(np.int64)
-    comp, _, _ = model.arrays(added)
-    return dataclasses.replace(
-        worth,
-        compile_seconds=worth.compile_seconds - float(comp.sum()),
-        basis=f"{worth.basis}; net of {len(added)} target(s) {label} adds",
-    )
+    def roots(self, by_root: dict[int, list[EdgeAction]]) -> tuple[dict[int, Saving], Saving]:
+        cuts = {r: self.cut(acts) for r, acts in by_root.items()}
+        adds = {r: self.added(acts) for r, acts in by_root.items()}
+        plan = plan_savings(self.graph, list(by_root), cuts, self.model, self.reach, adds)
+        return plan.per_root, plan.global_saving
 
 
 def _merge(planned: Saving, analyzer: Saving | None) -> Saving:
-    """The planner's times and targets; an analyzer's measured bytes (with their basis) win."""
+    """The planner's times and targets; an analyzer's measured bytes win where the
+    planner found none."""
     if analyzer is None or not analyzer.bytes or planned.bytes:
-        if analyzer is not None and not planned.bytes and analyzer.basis:
-            basis = f"{planned.basis}; bytes: {analyzer.basis}"
-            return dataclasses.replace(planned, basis=basis)
         return planned
-    return dataclasses.replace(
-        planned, bytes=analyzer.bytes, basis=f"{planned.basis}; bytes: {analyzer.basis}"
-    )
+    return dataclasses.replace(planned, bytes=analyzer.bytes, bytes_basis=analyzer.bytes_basis)
 
 
-def _fmt_saving(s: Saving) -> str:
-    return f"{s.compile_seconds:.3f}s compile, {s.link_seconds:.3f}s link ({s.basis})"
+def _complete(graph: BuildGraph, f: Finding, pricer: _Pricer) -> tuple[Finding, tuple[Fix, ...]]:
+    a = action_of(f)
+    fixes = write(graph, a, f.removable, f.dep_location) if a is not None else ()
+    f = dataclasses.replace(f, action=a, fix=fixes[0] if fixes else None)
+    r = graph.lookup(f.root or f.target)
+    edge = isinstance(a, Remove | Move | Replace) and _ids(graph, a) is not None
+    if f.removable and edge and r is not None and isinstance(a, Remove | Move | Replace):
+        f = dataclasses.replace(f, saving=_merge(pricer.finding(r, a), f.saving))
+    return f, fixes
+
+
+def _new_deps(graph: BuildGraph, target: str, actions: Sequence[EdgeAction]) -> tuple[str, ...]:
+    t = graph.lookup(target)
+    if t is None:
+        return ()
+    attribute = actions[0].attribute
+    kinds = {k for k in EdgeKind if k.attribute == attribute} or {EdgeKind.DEPS}
+    if attribute == "deps":
+        kinds |= {EdgeKind.UNTYPED}
+    gone = {a.dep for a in actions}
+    deps = {graph.labels[e.dep] for e in graph.out_edges(t, frozenset(kinds))} - gone
+    deps |= {a.with_dep for a in actions if isinstance(a, Replace)}
+    return tuple(sorted(deps))
 
 
 def plan_report(
-    graph: BuildGraph,
-    roots: Sequence[int],
-    findings: list[Finding],
-    facts: Facts,
-) -> tuple[list[Proposal], list[Finding], dict[str, float | int | str]]:
-    """Proposals per (root, target), findings completed with fixes and savings, totals."""
-    from slim.plan.costs import build_costs
-    from slim.plan.savings import Reach, edge_saving, plan_savings
-
+    graph: BuildGraph, roots: Sequence[int], findings: Sequence[Finding], facts: Facts
+) -> Plan:
+    """Fixes and savings for every finding, proposals per (root, target), totals."""
     model = build_costs(graph, facts)
-    reach = Reach(graph)
+    pricer = _Pricer(graph, model)
     out: list[Finding] = []
+    groups: dict[tuple[str, str], list[tuple[Finding, tuple[Fix, ...]]]] = defaultdict(list)
     for f in findings:
-        f = _with_fix(graph, f)
-        if f.removable and f.dep:
-            r = graph.lookup(f.root) if f.root else graph.lookup(f.target)
-            a, b = graph.lookup(f.target), graph.lookup(f.dep)
-            if r is not None and a is not None and b is not None:
-                if f.verdict == RUNTIME_UNUSED:
-                    worth = Saving(basis=f"{DOWNGRADE_TO}: still built, only not linked")
-                else:
-                    worth, gone = edge_saving(graph, r, (a, b), model, reach)
-                    worth = _net_of_replacement(graph, f, r, gone, worth, model, reach)
-                f = dataclasses.replace(f, saving=_merge(worth, f.saving))
+        f, fixes = _complete(graph, f, pricer)
         out.append(f)
-    findings = out
-    cuts: dict[tuple[str, str], list[Finding]] = defaultdict(list)
-    pure: list[Finding] = []
-    for f in findings:
-        if f.removable and f.dep:
-            cuts[(f.root, f.target)].append(f)
-            cut = own_cut(graph, f)
-            if cut is not None and cut.action == "remove":
-                pure.append(f)
+        if f.removable and isinstance(f.action, Remove | Move | Replace):
+            groups[(f.root, f.target)].append((f, fixes))
     proposals = []
-    for (root, target), fs in sorted(cuts.items()):
-        removed = {f.dep for f in fs}
-        attrs = sorted({_attribute(f) for f in fs})
-        r, t = graph.lookup(root) if root else None, graph.lookup(target)
-        saving: Saving | None = None
-        kept = {f.dep for f in fs if f in pure}
-        if r is not None and t is not None and kept:
-            edges = [(t, d) for d in (graph.lookup(x) for x in sorted(kept)) if d is not None]
-            saving = plan_savings(graph, [r], {r: edges}, model, reach).per_root[r]
+    for (root, target), items in sorted(groups.items()):
+        actions = [f.action for f, _ in items if isinstance(f.action, Remove | Move | Replace)]
+        r = graph.lookup(root) if root else None
+        saving = pricer.roots({r: actions})[0][r] if r is not None else None
         proposals.append(
             Proposal(
                 root=root,
                 target=target,
-                remove=tuple(sorted(removed)),
-                new_deps=_new_deps(graph, target, attrs[0], removed),
-                commands=_commands(graph, fs),
+                remove=tuple(sorted({a.dep for a in actions})),
+                new_deps=_new_deps(graph, target, actions),
+                fixes=tuple(sorted({x for _, fx in items for x in fx}, key=_fix_key)),
                 saving=saving,
-                codes=tuple(sorted({f.code for f in fs})),
+                codes=tuple(sorted({f.code for f, _ in items})),
             )
         )
-    totals: dict[str, float | int | str] = {
-        "findings": len(findings),
-        "removable": sum(1 for f in findings if f.removable),
-    }
-    if model.actions:
-        totals["timings.actions"] = model.actions
-        totals["timings.unattributed_actions"] = model.unattributed
-        totals["timings.unattributed_seconds"] = round(model.unattributed_seconds, 3)
-        for i, note in enumerate(model.notes):
-            totals[f"note:timings.{i}"] = note
-    by_root: dict[int, list[tuple[int, int]]] = {}
-    for r in roots:
-        edges = []
-        for f in pure:
-            if f.root == graph.labels[r]:
-                a, b = graph.lookup(f.target), graph.lookup(f.dep)
-                if a is not None and b is not None:
-                    edges.append((a, b))
-        if edges:
-            by_root[r] = edges
-    others = sum(1 for fs in cuts.values() for f in fs if f not in pure)
-    if others:
-        totals["saving.not_in_totals"] = others
-    if by_root:
-        plan = plan_savings(graph, list(by_root), by_root, model, reach)
-        for r, s in plan.per_root.items():
-            lab = graph.labels[r]
-            totals[f"targets_removed[{lab}]"] = s.targets_removed
-            totals[f"saving[{lab}]"] = _fmt_saving(s)
-            totals[f"saving.compile_seconds[{lab}]"] = round(s.compile_seconds, 3)
-            totals[f"saving.link_seconds[{lab}]"] = round(s.link_seconds, 3)
-        g = plan.global_saving
-        totals["saving.global"] = _fmt_saving(g)
-        totals["saving.global.compile_seconds"] = round(g.compile_seconds, 3)
-        totals["saving.global.link_seconds"] = round(g.link_seconds, 3)
-        totals["saving.global.targets_removed"] = g.targets_removed
-        totals["saving.global.basis"] = g.basis
-    return proposals, findings, totals
+    return Plan(
+        findings=out,
+        proposals=proposals,
+        savings=summarize(graph, roots, out, pricer),
+        timings=_coverage(model),
+        notes=list(model.notes),
+    )
 
 
-def own_cut(graph: BuildGraph, f: Finding) -> Cut | None:
-    """The cut of a finding whose fix is slim's own removal or downgrade (not an analyzer's
-    replacement, say, which `apply` and `verify` must not turn into a removal)."""
-    cut = cut_of(graph, f)
-    if cut is None or f.fix is None:
-        return cut
-    alt = cut.as_cmake()
-    return cut if f.fix.command in (cut.command(), alt.command() if alt else "") else None
+def _fix_key(x: Fix) -> tuple[str, str]:
+    return (x.kind, x.command)
 
 
-def cuts_of(graph: BuildGraph, findings: Sequence[Finding]) -> list[Cut]:
-    """Every distinct cut the removable findings propose, sorted."""
-    seen: dict[tuple[str, str, str], Cut] = {}
+def summarize(
+    graph: BuildGraph, roots: Sequence[int], findings: Sequence[Finding], pricer: _Pricer
+) -> SavingsSummary:
+    """Savings of every removable action at once, per root and over all roots."""
+    by_root: dict[int, list[EdgeAction]] = {}
+    excluded = []
+    labels = {graph.labels[r]: r for r in roots}
     for f in findings:
-        c = own_cut(graph, f)
-        if c is not None:
-            seen.setdefault((c.target, c.dep, c.action), c)
-    return sorted(seen.values(), key=lambda c: (c.target, c.dep, c.action))
+        a = f.action
+        if not f.removable or not isinstance(a, Remove | Move | Replace):
+            continue
+        if isinstance(a, Move):
+            excluded.append(Excluded(f.code, f.root, f.target, f.dep, MOVE_SAVES_NOTHING))
+            continue
+        r = labels.get(f.root)
+        if r is not None and _ids(graph, a) is not None:
+            by_root.setdefault(r, []).append(a)
+    if not by_root:
+        return SavingsSummary(excluded=tuple(excluded))
+    per_root, total = pricer.roots(by_root)
+    measured = _measured_bytes(findings)
+    per_root = {
+        r: dataclasses.replace(s, bytes=measured.get(graph.labels[r], (0, ""))[0])
+        for r, s in per_root.items()
+    }
+    bases = sorted({b for _, b in measured.values() if b})
+    total = dataclasses.replace(
+        total, bytes=sum(n for n, _ in measured.values()), bytes_basis="; ".join(bases)
+    )
+    return SavingsSummary(
+        per_root=tuple(sorted((graph.labels[r], s) for r, s in per_root.items())),
+        total=total,
+        excluded=tuple(sorted(excluded, key=lambda e: (e.root, e.target, e.dep, e.code))),
+    )
+
+
+def _measured_bytes(findings: Sequence[Finding]) -> dict[str, tuple[int, str]]:
+    """Per root, the bytes its removable findings save (each binary shrinks on its own)."""
+    out: dict[str, tuple[int, str]] = {}
+    for f in findings:
+        if f.removable and f.saving is not None and f.saving.bytes:
+            n, basis = out.get(f.root, (0, ""))
+            out[f.root] = (n + f.saving.bytes, basis or f.saving.bytes_basis)
+    return out
+
+
+def _coverage(model: CostModel) -> TimingCoverage | None:
+    if not model.actions:
+        return None
+    return TimingCoverage(
+        actions=model.actions,
+        attributed=model.actions - model.unattributed,
+        unattributed_seconds=round(model.unattributed_seconds, 3),
+    )
+
+
+def edge_actions(findings: Sequence[Finding]) -> list[EdgeAction]:
+    """Every distinct edge action the removable findings propose (what `apply` and
+    `verify` carry out), sorted."""
+    seen = {
+        f.action for f in findings if f.removable and isinstance(f.action, Remove | Move | Replace)
+    }
+    return sorted(seen, key=lambda a: (a.target, a.dep, a.verb))
+
+
+def rank_actions(
+    graph: BuildGraph,
+    facts: Facts,
+    by_root: Mapping[int, Sequence[EdgeAction]],
+    order: Sequence[EdgeAction],
+) -> tuple[SavingsSummary, list[Saving]]:
+    """The saving of every action over all roots (what `slim report` gives for them), and
+    each action's share in `order`: priced one after another over all roots, so the
+    shares add up to the total compile time and targets."""
+    from slim.plan.savings import price
+
+    pricer = _Pricer(graph, build_costs(graph, facts))
+    if not by_root:
+        return SavingsSummary(), [Saving() for _ in order]
+    per_root, total = pricer.roots({r: list(a) for r, a in by_root.items()})
+    roots = sorted(by_root)
+    shares: list[Saving] = []
+    prev = Saving()
+    for k in range(1, len(order) + 1):
+        acts = list(order[:k])
+        gone, new = pricer.reach.delta(roots, pricer.cut(acts), pricer.added(acts))
+        now = price(pricer.model, gone, added=new)
+        shares.append(
+            Saving(
+                compile_seconds=round(now.compile_seconds - prev.compile_seconds, 3),
+                removed=tuple(sorted(set(now.removed) - set(prev.removed))),
+                added=tuple(sorted(set(now.added) - set(prev.added))),
+                compile_basis=now.compile_basis,
+            )
+        )
+        prev = now
+    summary = SavingsSummary(
+        per_root=tuple(sorted((graph.labels[r], s) for r, s in per_root.items())), total=total
+    )
+    return summary, shares

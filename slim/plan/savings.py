@@ -8,6 +8,7 @@ needs it after every cut, so per-root figures may overlap while the global one d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from slim.plan.costs import CODE_MEASURED, DEFAULT, MEASURED, CostModel, is_link
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+    from scipy.sparse import csr_matrix
 
 Edge = tuple[int, int]
 
@@ -50,12 +52,41 @@ class Reach:
         self.matrix = csr_matrix(graph.csr(kinds), dtype=np.float64, copy=True)
         self.n = self.matrix.shape[0]
         self._uncut: dict[tuple[int, ...], NDArray[np.bool_]] = {}
-        self._removed: dict[tuple[tuple[int, ...], tuple[Edge, ...]], NDArray[np.int64]] = {}
+        self._multi: tuple[tuple[int, ...], csr_matrix] | None = None
+        self._removed: dict[
+            tuple[tuple[int, ...], tuple[Edge, ...], tuple[Edge, ...]],
+            tuple[NDArray[np.int64], NDArray[np.int64]],
+        ] = {}
 
-    def _search(self, roots: Sequence[int], cut: Sequence[Edge]) -> NDArray[np.bool_]:
+    def _with_source(self, roots: Sequence[int]) -> tuple[csr_matrix, list[int]]:
+        """The adjacency and the start nodes for a search from `roots`: with several roots,
+        one extra node linked to all of them, so one search visits each target once."""
+        if len(roots) <= 1:
+            return self.matrix, list(roots)
+        key = tuple(roots)
+        if self._multi is None or self._multi[0] != key:
+            from scipy.sparse import csr_matrix
+
+            m, n = self.matrix, self.n
+            extra = np.asarray(key, dtype=m.indices.dtype)
+            aug = csr_matrix(
+                (
+                    np.concatenate([m.data, np.ones(len(extra))]),
+                    np.concatenate([m.indices, extra]),
+                    np.concatenate([m.indptr, [m.indptr[-1] + len(extra)]]),
+                ),
+                shape=(n + 1, n + 1),
+            )
+            self._multi = (key, aug)
+        return self._multi[1], [self.n]
+
+    def _search(
+        self, roots: Sequence[int], cut: Sequence[Edge], added: Sequence[Edge] = ()
+    ) -> NDArray[np.bool_]:
+        """What `roots` reach with `cut` gone and `added` edges present."""
         from scipy.sparse.csgraph import breadth_first_order
 
-        m = self.matrix
+        m, starts = self._with_source(roots)
         pos: list[int] = []
         src: list[int] = []
         for a, b in cut:
@@ -67,13 +98,17 @@ class Reach:
         saved = m.indices[where].copy()
         m.indices[where] = np.asarray(src, dtype=m.indices.dtype)
         try:
-            seen = np.zeros(self.n, dtype=bool)
-            for r in roots:
-                if not seen[r]:
-                    seen[breadth_first_order(m, r, directed=True, return_predecessors=False)] = True
+            seen = np.zeros(m.shape[0], dtype=bool)
+            todo = starts
+            while todo:
+                for r in todo:
+                    if not seen[r]:
+                        order = breadth_first_order(m, r, directed=True, return_predecessors=False)
+                        seen[order] = True
+                todo = [w for x, w in added if seen[x] and not seen[w]]
         finally:
             m.indices[where] = saved
-        return seen
+        return seen[: self.n]
 
     def reach_mask(self, roots: Sequence[int]) -> NDArray[np.bool_]:
         """What `roots` reach with nothing cut (cached)."""
@@ -91,18 +126,43 @@ class Reach:
 
     def removed(self, roots: Sequence[int], cut: Sequence[Edge]) -> NDArray[np.int64]:
         """Targets `roots` reach now but no longer once `cut` is gone, sorted (cached)."""
-        key = (tuple(sorted(set(roots))), tuple(sorted(set(cut))))
+        return self.delta(roots, cut)[0]
+
+    def delta(
+        self, roots: Sequence[int], cut: Sequence[Edge], added: Sequence[Edge] = ()
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(targets that leave, targets that join) the build of `roots` once `cut` is gone
+        and `added` edges (a replacement's) are in, each sorted (cached)."""
+        key = (tuple(sorted(set(roots))), tuple(sorted(set(cut))), tuple(sorted(set(added))))
         hit = self._removed.get(key)
         if hit is None:
             before = self.reach_mask(key[0])
             live = [(a, b) for a, b in key[1] if before[a]]
-            if live:
-                after = self._search(key[0], live)
-                hit = np.flatnonzero(before & ~after).astype(np.int64)
+            if live or key[2]:
+                after = self._search(key[0], live, key[2])
+                hit = (
+                    np.flatnonzero(before & ~after).astype(np.int64),
+                    np.flatnonzero(after & ~before).astype(np.int64),
+                )
             else:
-                hit = np.zeros(0, dtype=np.int64)
+                hit = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
             self._removed[key] = hit
         return hit
+
+
+def _ids(x: Iterable[int] | NDArray[np.int64]) -> NDArray[np.int64]:
+    return np.asarray(x if isinstance(x, np.ndarray) else list(x), np.int64)
+
+
+def _compile(model: CostModel, ids: NDArray[np.int64]) -> tuple[float, str]:
+    """Compile seconds of `ids` and the weakest basis among the figures that count."""
+    comp, _, codes = model.arrays(ids)
+    contributing = codes[(comp > 0) | (codes != CODE_MEASURED)]
+    if len(contributing):
+        basis = model.basis_text(int(contributing.min()))
+    else:
+        basis = MEASURED if model.measured else DEFAULT
+    return float(comp.sum()), basis
 
 
 def price(
@@ -110,35 +170,37 @@ def price(
     removed: Iterable[int] | NDArray[np.int64],
     root: int | None = None,
     linked_before: int = 0,
+    added: Iterable[int] | NDArray[np.int64] = (),
 ) -> Saving:
-    """The saving of removing `removed` from a build (link change of `root` if given)."""
-    ids = np.asarray(removed if isinstance(removed, np.ndarray) else list(removed), np.int64)
-    comp, _, codes = model.arrays(ids)
-    compile_s = float(comp.sum())
-    contributing = codes[(comp > 0) | (codes != CODE_MEASURED)]
-    if len(contributing):
-        basis = model.basis_text(int(contributing.min()))
-    else:
-        basis = MEASURED if model.measured else DEFAULT
-    link_s = 0.0
+    """The saving of removing `removed` from a build (and building `added` instead), with
+    the link change of `root` if given; seconds rounded to the log's millisecond."""
+    ids, new = _ids(removed), _ids(added)
+    compile_s, basis = _compile(model, ids)
+    if len(new):
+        compile_s -= _compile(model, new)[0]
+    link_s, link_basis = 0.0, ""
     if root is not None and len(ids) and linked_before:
         rc = model.cost(root)
         if rc.link_seconds > 0:
-            link_s = rc.link_seconds * min(1.0, _code_count(model, ids) / linked_before)
+            net = _code_count(model, ids) - _code_count(model, new)
+            link_s = rc.link_seconds * max(0.0, min(1.0, net / linked_before))
             link_basis = model.link_basis if rc.basis == MEASURED else rc.basis
-            if link_basis != basis:
-                basis = f"{basis}; link {link_basis}"
-    size = 0
+    size, size_basis = 0, ""
     if root is not None:
         kept = model.linked_bytes.get(root)
         if kept:
             size = sum(kept.get(t, 0) for t in ids.tolist())
+            size_basis = "bytes of their sections in this link"
+    labels = model.graph.labels
     return Saving(
-        compile_seconds=compile_s,
-        link_seconds=link_s,
+        compile_seconds=round(compile_s, 3),
+        link_seconds=round(link_s, 3),
         bytes=size,
-        targets_removed=len(ids),
-        basis=basis,
+        removed=tuple(sorted(labels[i] for i in ids.tolist())),
+        compile_basis=basis,
+        link_basis=link_basis,
+        bytes_basis=size_basis,
+        added=tuple(sorted(labels[i] for i in new.tolist())),
     )
 
 
@@ -151,7 +213,7 @@ def _linked_count(model: CostModel, reach: Reach, root: int) -> int:
 
 def _code_count(model: CostModel, ids: NDArray[np.int64]) -> int:
     """How many of `ids` are real targets (a kind or sources), not bare external labels."""
-    return int(model.code_mask[ids].sum())
+    return int(model.code_mask[ids].sum()) if len(ids) else 0
 
 
 def plan_savings(
@@ -160,44 +222,42 @@ def plan_savings(
     cuts: dict[int, list[Edge]],
     model: CostModel,
     reach: Reach | None = None,
+    added: dict[int, list[Edge]] | None = None,
 ) -> SavingsPlan:
-    """Savings of each root's own cuts, and of every cut at once over all roots."""
+    """Savings of each root's own actions, and of every action at once over all roots
+    (a target counts once however many roots stop building it)."""
     reach = reach or Reach(graph)
+    added = added or {}
     per_root: dict[int, Saving] = {}
     removed_per_root: dict[int, tuple[int, ...]] = {}
     for r in roots:
-        gone = reach.removed([r], cuts.get(r, []))
+        gone, new = reach.delta([r], cuts.get(r, []), added.get(r, []))
         removed_per_root[r] = tuple(gone.tolist())
-        linked = _linked_count(model, reach, r)
-        per_root[r] = price(model, gone, r, linked)
+        per_root[r] = price(model, gone, r, _linked_count(model, reach, r), new)
     all_cuts = sorted({e for es in cuts.values() for e in es})
-    gone_u = reach.removed(list(roots), all_cuts)
-    link_total = sum(s.link_seconds for s in per_root.values())
-    glob = price(model, gone_u)
-    glob = Saving(
-        glob.compile_seconds,
-        glob.link_seconds,
-        sum(s.bytes for s in per_root.values()),
-        glob.targets_removed,
-        glob.basis,
+    all_added = sorted({e for es in added.values() for e in es})
+    gone_u, new_u = reach.delta(list(roots), all_cuts, all_added)
+    glob = price(model, gone_u, added=new_u)
+    link = [s for s in per_root.values() if s.link_seconds]
+    glob = dataclasses.replace(
+        glob,
+        link_seconds=round(sum(s.link_seconds for s in link), 3),
+        link_basis=link[0].link_basis if link else "",
+        bytes=sum(s.bytes for s in per_root.values()),
+        bytes_basis=next((s.bytes_basis for s in per_root.values() if s.bytes), ""),
     )
-    if link_total:
-        glob = Saving(
-            glob.compile_seconds,
-            link_total,
-            glob.bytes,
-            glob.targets_removed,
-            glob.basis
-            if glob.basis == model.link_basis
-            else f"{glob.basis}; link {model.link_basis}",
-        )
     return SavingsPlan(per_root, removed_per_root, glob, tuple(gone_u.tolist()))
 
 
 def edge_saving(
-    graph: BuildGraph, root: int, edge: Edge, model: CostModel, reach: Reach | None = None
-) -> tuple[Saving, tuple[int, ...]]:
-    """The saving of cutting one edge alone for one root (what a finding is worth)."""
+    graph: BuildGraph,
+    root: int,
+    cut: Sequence[Edge],
+    model: CostModel,
+    reach: Reach | None = None,
+    added: Sequence[Edge] = (),
+) -> Saving:
+    """The saving of one action alone for one root (what a finding is worth)."""
     reach = reach or Reach(graph)
-    gone = reach.removed([root], [edge])
-    return price(model, gone, root, _linked_count(model, reach, root)), tuple(gone.tolist())
+    gone, new = reach.delta([root], cut, added)
+    return price(model, gone, root, _linked_count(model, reach, root), new)

@@ -1,9 +1,8 @@
 """buildozer command file (`buildozer -f FILE`): `command|label` lines grouped by BUILD file.
 
-Valid for BUILD and BUCK files alike (buildozer finds either); Buck2 cell prefixes
-(`root//a:b`) are written as `//a:b`, which buildozer resolves from the repository
-root. Each command is preceded by a comment with the rule code, confidence and saving.
-CMake fixes have no buildozer form: they are listed as comments (file:line to edit).
+Valid for BUILD and BUCK files alike (buildozer finds either). Each command is preceded by
+a comment with the rule code, confidence and saving. CMake edits have no buildozer form:
+they are listed as comments (file:line to edit).
 """
 
 from __future__ import annotations
@@ -12,32 +11,11 @@ from collections import defaultdict
 from typing import TextIO
 
 from slim.model.findings import Finding
-from slim.model.labels import label_package
+from slim.model.labels import package_path
 from slim.model.report import Report
+from slim.render._format import saving_phrase
 
 HEADER = "# slim: run from the repository root with `buildozer -f THIS_FILE`"
-
-
-def buildozer_label(label: str) -> str:
-    """`root//a:b` -> `//a:b` (buildozer knows no Buck2 cells); other labels unchanged."""
-    cut = label.find("//")
-    if cut > 0 and not label.startswith("@"):
-        return label[cut:]
-    return label
-
-
-def command_line(f: Finding) -> str | None:
-    """The `command|label` line of a finding's buildozer fix, None when it has none."""
-    if f.fix is None or f.fix.kind != "buildozer" or not f.dep:
-        return None
-    import shlex
-
-    words = shlex.split(f.fix.command)
-    if len(words) != 3 or words[0] != "buildozer":
-        return None
-    verb = words[1].split()
-    verb = [*verb[:-1], buildozer_label(verb[-1])]
-    return f"{' '.join(verb)}|{buildozer_label(words[2])}"
 
 
 def _comment(f: Finding) -> str:
@@ -45,11 +23,7 @@ def _comment(f: Finding) -> str:
     if f.root:
         parts.append(f"root={f.root}")
     if f.saving is not None:
-        s = f.saving
-        parts.append(
-            f"saving={s.compile_seconds:.1f}s compile+{s.link_seconds:.1f}s link, "
-            f"{s.targets_removed} targets ({s.basis})"
-        )
+        parts.append(f"saving={saving_phrase(f.saving)}")
     return " ".join(parts)
 
 
@@ -57,18 +31,14 @@ def render(report: Report, out: TextIO) -> None:
     by_file: dict[str, dict[str, list[str]]] = defaultdict(dict)
     cmake: list[str] = []
     for f in report.findings:
-        if not f.removable or not f.dep or f.fix is None:
+        if not f.removable or f.fix is None:
             continue
-        if f.fix.kind == "cmake":
+        if not f.fix.runnable:
             cmake.append(f"# {f.fix.command}  [{f.code}, confidence={f.confidence.value}]")
             continue
-        line = command_line(f)
-        if line is None:
-            continue
-        pkg = label_package(buildozer_label(f.target)).lstrip("/")
+        pkg = package_path(f.fix.action.target)
         build_file = f"{pkg}/BUILD" if pkg else "BUILD"
-        entry = by_file[build_file].setdefault(line, [])
-        entry.append(_comment(f))
+        by_file[build_file].setdefault(f.fix.batch, []).append(_comment(f))
     lines = [HEADER]
     for build_file in sorted(by_file):
         lines.append("")

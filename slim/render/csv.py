@@ -32,7 +32,7 @@ REPORT_COLUMNS = (
 
 def _row(f: Finding, suppressed: bool) -> list[str]:
     s = f.saving
-    reason = str(dict(f.data).get("suppression_reason", "")) if suppressed else ""
+    reason = f.suppression.reason if suppressed and f.suppression is not None else ""
     return [
         f.code,
         f.name,
@@ -48,7 +48,7 @@ def _row(f: Finding, suppressed: bool) -> list[str]:
         "" if s is None else str(s.bytes),
         "" if s is None else str(s.targets_removed),
         "" if s is None else s.basis,
-        "" if f.location is None else str(f.location),
+        "" if f.location is None else str(f.dep_location or f.location),
         "" if f.fix is None else f.fix.command,
         f.message,
     ]

@@ -1,29 +1,38 @@
-"""`slim.report/1` JSON: the canonical machine-readable report (schema in docs/report.md)."""
+"""`slim.report/2` JSON: the canonical machine-readable report (every field in docs/report.md)."""
 
 from __future__ import annotations
 
 import json
 from typing import TextIO
 
-from slim.model.findings import Evidence, Finding, Saving
-from slim.model.report import SCHEMA, Proposal, Report
+from slim.model.actions import action_to_json
+from slim.model.findings import Evidence, Finding, Fix, Saving
+from slim.model.graph import Location
+from slim.model.jsontypes import JSON
+from slim.model.report import SCHEMA, Proposal, Report, SavingsSummary
 
-JsonValue = object
+
+def location_to_dict(loc: Location | None) -> dict[str, JSON] | None:
+    if loc is None:
+        return None
+    return {"path": loc.path, "line": loc.line, "offset": loc.offset}
 
 
-def saving_to_dict(s: Saving | None) -> dict[str, JsonValue] | None:
+def saving_to_dict(s: Saving | None) -> dict[str, JSON] | None:
     if s is None:
         return None
     return {
-        "basis": s.basis,
+        "compile_seconds": s.compile_seconds,
+        "link_seconds": s.link_seconds,
         "bytes": s.bytes,
-        "compile_seconds": round(s.compile_seconds, 3),
-        "link_seconds": round(s.link_seconds, 3),
         "targets_removed": s.targets_removed,
+        "removed": list(s.removed),
+        "added": list(s.added),
+        "basis": {"compile": s.compile_basis, "link": s.link_basis, "bytes": s.bytes_basis},
     }
 
 
-def evidence_to_dict(e: Evidence) -> dict[str, JsonValue]:
+def evidence_to_dict(e: Evidence) -> dict[str, JSON]:
     return {
         "analyzer": e.analyzer,
         "detail": e.detail,
@@ -33,62 +42,105 @@ def evidence_to_dict(e: Evidence) -> dict[str, JsonValue]:
     }
 
 
-def finding_to_dict(f: Finding) -> dict[str, JsonValue]:
+def fix_to_dict(x: Fix | None) -> dict[str, JSON] | None:
+    if x is None:
+        return None
     return {
-        "attribute": f.attribute,
+        "kind": x.kind,
+        "command": x.command,
+        "runnable": x.runnable,
+        "batch": x.batch,
+        "description": x.description,
+        "safe": x.safe,
+        "location": location_to_dict(x.location),
+    }
+
+
+def finding_to_dict(f: Finding) -> dict[str, JSON]:
+    return {
         "code": f.code,
-        "confidence": f.confidence.value,
-        "data": dict(f.data),
-        "evidence": [evidence_to_dict(e) for e in f.evidence],
-        "fix": None if f.fix is None else f.fix.command,
-        "from": f.target,
-        "kind": f.name,
-        "location": None if f.location is None else str(f.location),
-        "message": f.message,
-        "removable": f.removable,
+        "name": f.name,
         "root": f.root,
-        "saving": saving_to_dict(f.saving),
-        "to": f.dep,
+        "target": f.target,
+        "dep": f.dep,
+        "attribute": f.attribute,
         "verdict": f.verdict,
+        "confidence": f.confidence.value,
+        "removable": f.removable,
+        "message": f.message,
+        "location": location_to_dict(f.location),
+        "dep_location": location_to_dict(f.dep_location),
+        "dep_line_alone": f.dep_line_alone,
+        "evidence": [evidence_to_dict(e) for e in f.evidence],
+        "action": None if f.action is None else action_to_json(f.action),
+        "fix": fix_to_dict(f.fix),
+        "saving": saving_to_dict(f.saving),
+        "details": None if f.details is None else f.details.to_json(),
+        "suppression": None
+        if f.suppression is None
+        else {
+            "by": f.suppression.by,
+            "reason": f.suppression.reason,
+            "in_source": f.suppression.in_source,
+        },
+        "review": f.review,
     }
 
 
-def proposal_to_dict(p: Proposal) -> dict[str, JsonValue]:
+def proposal_to_dict(p: Proposal) -> dict[str, JSON]:
     return {
-        "codes": list(p.codes),
-        "commands": list(p.commands),
-        "new_deps": list(p.new_deps),
-        "remove": list(p.remove),
         "root": p.root,
-        "saving": saving_to_dict(p.saving),
         "target": p.target,
+        "codes": list(p.codes),
+        "remove": list(p.remove),
+        "new_deps": list(p.new_deps),
+        "fixes": [fix_to_dict(x) for x in p.fixes],
+        "saving": saving_to_dict(p.saving),
     }
 
 
-def report_to_dict(report: Report) -> dict[str, JsonValue]:
+def savings_to_dict(s: SavingsSummary) -> dict[str, JSON]:
+    return {
+        "total": saving_to_dict(s.total),
+        "per_root": [{"root": r, "saving": saving_to_dict(v)} for r, v in s.per_root],
+        "excluded": [
+            {"code": e.code, "root": e.root, "target": e.target, "dep": e.dep, "reason": e.reason}
+            for e in s.excluded
+        ],
+    }
+
+
+def report_to_dict(report: Report) -> dict[str, JSON]:
+    t = report.timings
+    rv = report.review
     return {
         "schema": SCHEMA,
+        "summary": {
+            "findings": len(report.findings),
+            "removable": len(report.removable),
+            "suppressed": len(report.suppressed),
+        },
         "roots": [
             {
+                "label": r.label,
+                "kind": r.kind,
                 "closure": {
-                    "by_kind": dict(r.by_kind),
-                    "edges": r.edges,
-                    "edges_by_attribute": dict(r.edges_by_attribute),
                     "targets": r.targets,
+                    "edges": r.edges,
+                    "by_kind": dict(r.by_kind),
+                    "edges_by_attribute": dict(r.edges_by_attribute),
                 },
                 "direct_deps": list(r.direct_deps),
-                "kind": r.kind,
-                "label": r.label,
             }
             for r in report.roots
         ],
         "inputs": [i.as_dict() for i in report.inputs],
         "evidence": [
             {
+                "kind": e.kind,
+                "given": e.given,
                 "description": e.description,
                 "files": list(e.files),
-                "given": e.given,
-                "kind": e.kind,
                 "note": e.note,
             }
             for e in report.evidence
@@ -96,12 +148,38 @@ def report_to_dict(report: Report) -> dict[str, JsonValue]:
         "findings": [finding_to_dict(f) for f in report.findings],
         "suppressed": [finding_to_dict(f) for f in report.suppressed],
         "proposals": [proposal_to_dict(p) for p in report.proposals],
+        "savings": savings_to_dict(report.savings),
+        "timings": None
+        if t is None
+        else {
+            "actions": t.actions,
+            "attributed": t.attributed,
+            "unattributed": t.unattributed,
+            "unattributed_seconds": t.unattributed_seconds,
+        },
+        "review": None
+        if rv is None
+        else {
+            "introduced": rv.introduced,
+            "changed": rv.changed,
+            "fixed": list(rv.fixed),
+            "deltas": [
+                {
+                    "root": d.root,
+                    "targets": d.targets,
+                    "edges": d.edges,
+                    "removable_targets": d.removable_targets,
+                    "new_binary": d.new_binary,
+                    "new_gpu_code": d.new_gpu_code,
+                }
+                for d in rv.deltas
+            ],
+        },
         "rules": [
-            {"code": r.code, "help": r.help, "name": r.name, "summary": r.summary}
+            {"code": r.code, "name": r.name, "summary": r.summary, "help": r.help}
             for r in report.rules
         ],
         "notes": list(report.notes),
-        "totals": dict(report.totals),
     }
 
 

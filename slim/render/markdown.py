@@ -12,8 +12,9 @@ import re
 from collections.abc import Sequence
 from typing import TextIO
 
-from slim.model.findings import Finding, Saving
+from slim.model.findings import Finding
 from slim.model.report import Report
+from slim.render._format import saving_phrase, seconds, where
 
 #: GitHub's limit on a comment body, in characters.
 MAX_CHARS = 65_536
@@ -38,43 +39,15 @@ def _fence(lines: Sequence[str]) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _seconds(s: float) -> str:
-    return f"{s:.1f} s"
-
-
-def _total_saving(findings: Sequence[Finding]) -> Saving:
-    savings = [f.saving for f in findings if f.saving is not None]
-    bases = sorted({s.basis.split(";", 1)[0].strip() for s in savings})
-    return Saving(
-        compile_seconds=sum(s.compile_seconds for s in savings),
-        link_seconds=sum(s.link_seconds for s in savings),
-        bytes=sum(s.bytes for s in savings),
-        targets_removed=sum(s.targets_removed for s in savings),
-        basis=", ".join(bases),
-    )
-
-
-def _targets_removed(report: Report) -> int:
-    return sum(
-        int(v) for k, v in report.totals if k.startswith("targets_removed[") and isinstance(v, int)
-    )
-
-
 def summary_line(report: Report) -> str:
+    """One line: removable edges, and the saving of every removable cut at once (the same
+    figure as the text, JSON and cleanup totals)."""
     removable = report.removable
-    total = _total_saving(removable)
-    targets = _targets_removed(report) or total.targets_removed
+    total = report.savings.total
     edge_word = "edge" if len(removable) == 1 else "edges"
     parts = [f"**{len(removable)} removable {edge_word}** of {len(report.findings)} findings"]
-    if total.basis:
-        parts.append(
-            f"estimated saving {_seconds(total.compile_seconds)} compile, "
-            f"{_seconds(total.link_seconds)} link, {targets} targets "
-            f"(basis: {escape(total.basis)})"
-        )
-    else:
-        parts.append(f"estimated saving {targets} targets (basis: graph only, no timings)")
-    parts.append(f"{total.bytes:,} bytes")
+    if removable:
+        parts.append(f"saving {escape(saving_phrase(total))}")
     if report.suppressed:
         parts.append(f"{len(report.suppressed)} suppressed")
     return "slim: " + " · ".join(parts)
@@ -94,7 +67,7 @@ def _saving_cell(f: Finding) -> str:
     if s is None:
         return "–"
     return (
-        f"{_seconds(s.compile_seconds + s.link_seconds)}, {s.bytes:,} B, "
+        f"{seconds(s.seconds)}, {s.bytes:,} B, "
         f"{s.targets_removed} target{'' if s.targets_removed == 1 else 's'} ({escape(s.basis)})"
     )
 
@@ -108,15 +81,11 @@ def _evidence_block(f: Finding) -> list[str]:
     edge = f"{_html(f.target)} → {_html(f.dep)}" if f.dep else _html(f.target)
     lines = [f"<details><summary>{f.code} {edge}</summary>", ""]
     lines.append(f"- {escape(f.message)}")
+    if f.details is not None and f.details.text_lines():
+        lines.extend(["", "```text", *f.details.text_lines(), "```", ""])
     if f.location is not None:
-        lines.append(f"- declared at {escape(str(f.location))}")
-    for e in f.evidence:
-        where = e.source
-        if e.line is not None:
-            where += f":{e.line}"
-        elif e.offset is not None:
-            where += f":byte {e.offset}"
-        lines.append(f"- evidence: {escape(where)}: {escape(e.detail)}")
+        lines.append(f"- declared at {escape(str(f.dep_location or f.location))}")
+    lines.extend(f"- evidence: {escape(where(e))}: {escape(e.detail)}" for e in f.evidence)
     if not f.evidence:
         lines.append("- evidence: none recorded")
     lines.extend(["", "</details>"])
@@ -150,19 +119,23 @@ def _compose(report: Report, shown: int) -> str:
         out.extend(_more(rest))
     else:
         out.append("No findings.")
-    fixes = sorted({f.fix.command for f in findings if f.removable and f.fix is not None})
-    if fixes:
-        fence = _fence(fixes)
-        out.extend(["", "Apply the removable cuts:", "", f"{fence}sh", *fixes, fence])
+    fixes = [f.fix for f in findings if f.removable and f.fix is not None]
+    commands = sorted({x.command for x in fixes if x.runnable})
+    edits = sorted({x.command for x in fixes if not x.runnable})
+    if commands:
+        fence = _fence(commands)
+        out.extend(["", "Apply the removable cuts:", "", f"{fence}sh", *commands, fence])
+    if edits:
+        out.extend(["", "Edit by hand (or with `slim apply --write`):", ""])
+        out.extend(f"- {escape(e)}" for e in edits)
+    if commands or edits:
         out.extend(_more(sum(1 for f in report.findings[shown:] if f.fix is not None)))
     if report.suppressed:
         out.extend(["", f"<details><summary>{len(report.suppressed)} suppressed</summary>", ""])
         for f in report.suppressed[:MAX_SUPPRESSED_SHOWN]:
-            data = dict(f.data)
-            out.append(
-                f"- {f.code} {_edge(f)}: kept at {escape(str(data.get('suppressed_by', '')))} "
-                f"({escape(str(data.get('suppression_reason', '')))})"
-            )
+            why = f.suppression
+            by, reason = (why.by, why.reason) if why is not None else ("", "")
+            out.append(f"- {f.code} {_edge(f)}: kept at {escape(by)} ({escape(reason)})")
         out.extend(_more(max(0, len(report.suppressed) - MAX_SUPPRESSED_SHOWN)))
         out.extend(["", "</details>"])
     return "\n".join(out) + "\n"

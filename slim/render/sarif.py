@@ -59,35 +59,35 @@ def _artifact(path: str, workspace: str | None) -> JsonObj:
 
 
 def _location(f: Finding, workspace: str | None) -> JsonObj | None:
-    if f.location is None:
+    loc = f.dep_location or f.location
+    if loc is None:
         return None
-    data = dict(f.data)
-    line = data.get("dep_line") if isinstance(data.get("dep_line"), int) else f.location.line
-    phys: JsonObj = {"artifactLocation": _artifact(f.location.path, workspace)}
-    if isinstance(line, int) and line >= 1:
-        phys["region"] = {"startLine": line}
-    elif f.location.offset is not None:
-        phys["region"] = {"byteOffset": f.location.offset}
+    phys: JsonObj = {"artifactLocation": _artifact(loc.path, workspace)}
+    if loc.line is not None and loc.line >= 1:
+        phys["region"] = {"startLine": loc.line}
+    elif loc.offset is not None:
+        phys["region"] = {"byteOffset": loc.offset}
     return {"physicalLocation": phys}
 
 
 def _fixes(f: Finding, workspace: str | None) -> list[JsonObj]:
-    data = dict(f.data)
-    line = data.get("dep_line")
+    loc = f.dep_location
     if (
         f.fix is None
-        or f.location is None
+        or loc is None
+        or loc.line is None
         or not f.removable
-        or data.get("dep_line_alone") is not True
-        or not isinstance(line, int)
+        or not f.dep_line_alone
+        or f.fix.action.verb != "remove"
     ):
         return []
+    line = loc.line
     return [
         {
             "description": {"text": f"Remove {f.dep} from {f.target} (or run: {f.fix.command})"},
             "artifactChanges": [
                 {
-                    "artifactLocation": _artifact(f.location.path, workspace),
+                    "artifactLocation": _artifact(loc.path, workspace),
                     "replacements": [
                         {
                             "deletedRegion": {
@@ -134,17 +134,14 @@ def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> Js
     fixes = _fixes(f, workspace)
     if fixes:
         res["fixes"] = fixes
-    data = dict(f.data)
-    if "suppressed_by" in data:
+    if f.suppression is not None:
         res["suppressions"] = [
             {
-                "kind": str(data.get("suppression", "external")),
-                "justification": str(data.get("suppression_reason", "")),
+                "kind": "inSource" if f.suppression.in_source else "external",
+                "justification": f.suppression.reason,
                 "location": {
                     "physicalLocation": {
-                        "artifactLocation": _artifact(
-                            str(data["suppressed_by"]).rsplit(":", 1)[0], workspace
-                        )
+                        "artifactLocation": _artifact(f.suppression.by.rsplit(":", 1)[0], workspace)
                     }
                 },
             }

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from slim.analysis.engine import analyze
+from slim.analysis.engine import analyze, same_evidence
 from slim.analysis.registry import discover
 from slim.model.context import AnalysisContext, has_native_code, has_python_code
 from slim.model.facts import Facts
@@ -42,7 +42,9 @@ def test_missing_evidence_is_a_finding_only_where_the_check_applies() -> None:
     spec = AnalyzerSpec(
         "native-test", (RULE,), frozenset({"linkmap"}), _Flags, applies=has_native_code
     )
-    rep = analyze(g, [g.ids["//py:app"], g.ids["//cc:server"]], Facts(), specs=[spec])
+    rep = analyze(
+        g, same_evidence([g.ids["//py:app"], g.ids["//cc:server"]], Facts()), specs=[spec]
+    )
     missing = [(f.code, f.root) for f in rep.findings]
     assert missing == [("SLIM900", "//cc:server")]
     assert "native-test not checked: no linkmap evidence given" in rep.findings[0].message
@@ -51,16 +53,18 @@ def test_missing_evidence_is_a_finding_only_where_the_check_applies() -> None:
 def test_analyzer_runs_when_evidence_is_given_and_applies() -> None:
     g = _graph()
     spec = AnalyzerSpec("py-test", (RULE,), frozenset(), _Flags, applies=has_python_code)
-    rep = analyze(g, [g.ids["//py:app"], g.ids["//cc:server"]], Facts(), specs=[spec])
+    rep = analyze(
+        g, same_evidence([g.ids["//py:app"], g.ids["//cc:server"]], Facts()), specs=[spec]
+    )
     assert [(f.code, f.root) for f in rep.findings] == [("SLIM999", "//py:app")]
 
 
 def test_select_and_ignore() -> None:
     g = _graph()
     spec = AnalyzerSpec("any", (RULE,), frozenset(), _Flags)
-    roots = [g.ids["//py:app"]]
-    assert analyze(g, roots, Facts(), specs=[spec], ignore=["SLIM999"]).findings == ()
-    assert len(analyze(g, roots, Facts(), specs=[spec], select=["SLIM999"]).findings) == 1
+    roots = same_evidence([g.ids["//py:app"]], Facts())
+    assert analyze(g, roots, specs=[spec], ignore=["SLIM999"]).findings == ()
+    assert len(analyze(g, roots, specs=[spec], select=["SLIM999"]).findings) == 1
 
 
 def test_builtin_analyzers_are_registered_through_entry_points() -> None:

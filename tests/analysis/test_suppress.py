@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slim.analysis.engine import analyze
+from slim.analysis.engine import analyze, same_evidence
 from slim.analysis.suppress import _rule_span, keeps_from_config
 from slim.errors import ConfigError
 from slim.infra.config import load_config
-from slim.model.context import Options
 from slim.model.facts import Facts
 from slim.model.graph import Location
+from slim.model.options import RootOptions
 from slim.model.report import Report
 from tests.tagged_dead import SPEC, build
 
@@ -61,9 +61,7 @@ def _run(tmp_path: Path, location_path: str) -> Report:
     assert root is not None
     return analyze(
         g,
-        [root],
-        Facts(),
-        Options(workspace=ws),
+        same_evidence([root], Facts(), RootOptions(workspace=ws)),
         specs=[SPEC],
         keep=keeps_from_config(cfg.raw, cfg.path),
     )
@@ -74,13 +72,16 @@ def test_comment_and_config_keeps(tmp_path: Path, location_path: str) -> None:
     rep = _run(tmp_path, location_path)
     live = [(f.code, f.dep) for f in rep.findings if f.code == "SLIM080"]
     assert live == [("SLIM080", "//app:local_dead")]
-    kept = {f.dep: dict(f.data) for f in rep.suppressed}
+    kept = {f.dep: f.suppression for f in rep.suppressed}
     assert set(kept) == {"//lib:dead1", "//lib:other_dead"}
-    assert kept["//lib:dead1"]["suppression_reason"] == "loaded via dlopen (plugin)"
-    assert kept["//lib:dead1"]["suppression"] == "inSource"
-    assert str(kept["//lib:dead1"]["suppressed_by"]).endswith("app/BUILD:7")
-    assert kept["//lib:other_dead"]["suppression"] == "external"
-    assert kept["//lib:other_dead"]["suppressed_by"] == "slim.toml:2"
+    dead1, other = kept["//lib:dead1"], kept["//lib:other_dead"]
+    assert dead1 is not None
+    assert other is not None
+    assert dead1.reason == "loaded via dlopen (plugin)"
+    assert dead1.in_source
+    assert dead1.by.endswith("app/BUILD:7")
+    assert not other.in_source
+    assert other.by == "slim.toml:2"
     stale = sorted((f.dep, str(f.location)) for f in rep.findings if f.code == "SLIM990")
     assert [d for d, _ in stale] == ["//lib:gone", "//lib:nothing"]
     assert stale[0][1].endswith("app/BUILD:10")
@@ -88,7 +89,9 @@ def test_comment_and_config_keeps(tmp_path: Path, location_path: str) -> None:
     assert "SLIM990" in {r.code for r in rep.rules}
     assert [p.remove for p in rep.proposals] == [("//app:local_dead",)]
     live_finding = next(f for f in rep.findings if f.code == "SLIM080")
-    assert dict(live_finding.data) == {"dep_line": 8, "dep_line_alone": True}
+    assert live_finding.dep_location is not None
+    assert live_finding.dep_location.line == 8
+    assert live_finding.dep_line_alone
 
 
 def test_without_build_files_nothing_is_suppressed(tmp_path: Path) -> None:
@@ -98,7 +101,7 @@ def test_without_build_files_nothing_is_suppressed(tmp_path: Path) -> None:
         tags={"//lib:dead1": ("unused",)},
         locations={"//app:server": Location("missing/BUILD", 3)},
     )
-    rep = analyze(g, [0], Facts(), Options(workspace=tmp_path), specs=[SPEC])
+    rep = analyze(g, same_evidence([0], Facts(), RootOptions(workspace=tmp_path)), specs=[SPEC])
     assert [f.dep for f in rep.findings] == ["//lib:dead1"]
     assert rep.suppressed == ()
 
@@ -116,7 +119,7 @@ def test_comment_on_another_rule_does_not_leak(tmp_path: Path) -> None:
     )
     a = g.lookup("//:a")
     assert a is not None
-    rep = analyze(g, [a], Facts(), Options(workspace=tmp_path), specs=[SPEC])
+    rep = analyze(g, same_evidence([a], Facts(), RootOptions(workspace=tmp_path)), specs=[SPEC])
     assert [(f.target, f.dep) for f in rep.findings] == [("//:a", "//lib:x")]
     assert rep.suppressed == ()
 
@@ -153,7 +156,8 @@ def test_keep_limited_to_codes(tmp_path: Path) -> None:
     g = build(
         {"//app:s": ["//lib:dead1"]}, binaries=("//app:s",), tags={"//lib:dead1": ("unused",)}
     )
-    rep = analyze(g, [0], Facts(), Options(), specs=[SPEC], keep=keeps_from_config(cfg.raw, p))
+    keep = keeps_from_config(cfg.raw, p)
+    rep = analyze(g, same_evidence([0], Facts()), specs=[SPEC], keep=keep)
     assert {f.code for f in rep.findings} == {"SLIM080", "SLIM990"}
     assert rep.suppressed == ()
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from slim_analyzers._gpu_details import ArchsDetails, KernelsDetails
 from slim_analyzers.gpu_kernels import (
     SPEC,
     GpuKernels,
@@ -18,13 +19,15 @@ from slim_analyzers.gpu_kernels import (
     entry_edges,
 )
 
-from slim.analysis.engine import analyze
+from slim.analysis.engine import analyze, same_evidence
 from slim.ingest import load_evidence
 from slim.ingest.binary.fatbin import read_device_code, read_elf
-from slim.model.context import AnalysisContext, Options
+from slim.model.actions import Remove, Replace
+from slim.model.context import AnalysisContext
 from slim.model.facts import Facts, InputFile
 from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder
+from slim.model.options import RootOptions
 
 REPO = Path(__file__).parent.parent.parent
 CUDA = REPO / "tests" / "data" / "cuda"
@@ -35,8 +38,11 @@ LIBKERN = CUDA / "libkern.a"
 KERNELS = ("add_one_kernel", "void slim::scale_kernel<float>(float*, float, int)")
 
 
-def _graph(*, tags: tuple[str, ...] = ("cpu-only",), variant: bool = True) -> BuildGraph:
-    """//app:app -> //app:runner -> //kern:kern (nvcc) [+ //kern:kern_cpu sharing kern.h]."""
+def _graph(
+    *, tags: tuple[str, ...] = ("cpu-only",), variant: bool = True, gpu_sibling: str = ""
+) -> BuildGraph:
+    """//app:app -> //app:runner -> //kern:kern (nvcc) [+ //kern:kern_cpu sharing kern.h]
+    [+ a second binary `gpu_sibling` that links //app:runner too]."""
     b = GraphBuilder()
     app = b.add_target("//app:app", "cc_binary", srcs=["//app:main.cc"], tags=tags)
     runner = b.add_target("//app:runner", "cc_library", srcs=["//app:runner.cc"])
@@ -48,6 +54,9 @@ def _graph(*, tags: tuple[str, ...] = ("cpu-only",), variant: bool = True) -> Bu
     b.add_edge(app, base, EdgeKind.DEPS)
     b.add_edge(runner, kern, EdgeKind.DEPS)
     b.add_edge(runner, base, EdgeKind.DEPS)
+    if gpu_sibling:
+        gpu = b.add_target(gpu_sibling, "cc_binary", srcs=["//gpu:main.cc"])
+        b.add_edge(gpu, runner, EdgeKind.DEPS)
     b.add_artifact(LIBKERN.as_posix(), "//kern:kern")
     return b.build()
 
@@ -60,15 +69,47 @@ def _facts(*paths: Path) -> Facts:
     return facts
 
 
-def _run(graph: BuildGraph, facts: Facts, options: Options | None = None) -> list[Finding]:
+def _run(graph: BuildGraph, facts: Facts, options: RootOptions | None = None) -> list[Finding]:
     root = graph.lookup("//app:app")
     assert root is not None
-    ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=options or Options())
+    ctx = AnalysisContext(graph=graph, root=root, facts=facts, options=options or RootOptions())
     return sorted(GpuKernels().analyze(ctx), key=lambda f: f.sort_key)
 
 
 def _data(f: Finding) -> dict[str, str | int | float | bool]:
-    return dict(f.data)
+    """The typed details of a GPU finding as flat key/value pairs, for compact asserts."""
+    d = f.details
+    out: dict[str, str | int | float | bool] = {}
+    if isinstance(d, KernelsDetails):
+        out |= {
+            "kernels": "; ".join(d.kernels),
+            "kernel_count": len(d.kernels),
+            "archs": ",".join(a.arch for a in d.archs),
+            "bytes": d.bytes,
+            "cut": d.cut,
+            "cpu_only_reason": d.cpu_only_source,
+            "attribution": ",".join(d.attribution),
+            "cpu_variant": d.cpu_variant,
+            "candidates": ",".join(d.candidates),
+            "binary": d.binary,
+        }
+        for t in d.targets:
+            out[f"target_bytes[{t.target}]"] = t.bytes
+            out[f"path[{t.target}]"] = t.path
+            out[f"inputs[{t.target}]"] = ",".join(t.inputs)
+    if isinstance(d, ArchsDetails):
+        out |= {
+            "binary": d.binary,
+            "deployed": ",".join(d.deployed),
+            "unused_bytes": d.unused_bytes,
+            "gencode_drop": d.gencode_drop,
+        }
+    for a in getattr(d, "archs", ()):
+        if a.bytes:
+            out[f"bytes[{a.arch}]"] = a.bytes
+        if a.status:
+            out[f"arch_status[{a.arch}]"] = a.status
+    return out
 
 
 def test_spec() -> None:
@@ -102,9 +143,8 @@ def test_kernels_in_cpu_binary_are_charged_to_the_archive_member_target() -> Non
     assert d["cpu_variant"] == "//kern:kern_cpu"
     assert f.removable
     assert f.confidence.value == "high"
-    assert f.fix is not None
-    assert f.fix.command == "buildozer 'replace deps //kern:kern //kern:kern_cpu' //app:runner"
-    assert f.fix.safe, "the variant shares kern.h"
+    assert f.action == Replace("//app:runner", "//kern:kern", "//kern:kern_cpu")
+    assert f.removable, "the variant shares kern.h"
     assert any("libkern.a(kern.o) holds a byte-identical fatbin" in e.detail for e in f.evidence)
     assert any(e.offset == 0x8E9D0 - 0x8E9D0 + 0x9D0 + 0x1A08 for e in f.evidence)
 
@@ -127,12 +167,29 @@ def test_without_archives_nothing_is_attributed() -> None:
     assert "--linkmap" in f.message
 
 
+def test_a_library_edge_another_gpu_binary_shares_is_not_removable() -> None:
+    """//app:runner -> //kern:kern is in //gpu:server's build too: repointing it at the CPU
+    variant would take the kernels from a GPU binary, so it is named, not proposed."""
+    (f,) = [f for f in _run(_graph(gpu_sibling="//gpu:server"), _facts(APP, LIBKERN)) if f.dep]
+    assert not f.removable
+    assert "//gpu:server is not CPU-only and may need the kernels" in f.message
+    g = _graph(gpu_sibling="//gpu:server")
+    root = g.lookup("//app:app")
+    assert root is not None
+    cpu = RootOptions(cpu_only=True, cpu_only_source="cpu_only in slim.toml")
+
+    def options_of(label: str) -> RootOptions:
+        return cpu if label == "//gpu:server" else RootOptions()
+
+    ctx = AnalysisContext(g, root, _facts(APP, LIBKERN), options_of=options_of)
+    (f,) = [f for f in GpuKernels().analyze(ctx) if f.dep]
+    assert f.removable, "every binary sharing the edge is CPU-only"
+
+
 def test_no_variant_means_cut_is_not_safe() -> None:
     (f,) = [f for f in _run(_graph(variant=False), _facts(APP, LIBKERN)) if f.dep]
     assert not f.removable
-    assert f.fix is not None
-    assert f.fix.command == "buildozer 'remove deps //kern:kern' //app:runner"
-    assert not f.fix.safe
+    assert f.action == Remove("//app:runner", "//kern:kern")
     assert "no CPU variant found" in f.message
 
 
@@ -146,13 +203,14 @@ def test_cpu_only_sources() -> None:
     assert root is not None
     ctx = AnalysisContext(g, root, Facts())
     assert cpu_only(ctx) == (True, "tag 'no-gpu' on //app:app")
-    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only_tags=("server",)))
+    ctx = AnalysisContext(g, root, Facts(), RootOptions(cpu_only_tags=("server",)))
     assert cpu_only(ctx) == (False, "")
-    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only=True, cpu_only_reason="cpu_only in x"))
-    assert cpu_only(ctx) == (True, "cpu_only in x")
-    ctx = AnalysisContext(g, root, Facts(), Options(cpu_only=False))
+    opts = RootOptions(cpu_only=True, cpu_only_source="cpu_only in x")
+    assert cpu_only(AnalysisContext(g, root, Facts(), opts)) == (True, "cpu_only in x")
+    ctx = AnalysisContext(g, root, Facts(), RootOptions(cpu_only=False))
     assert cpu_only(ctx)[0] is False
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cpu_only=True))
+    flag = RootOptions(cpu_only=True, cpu_only_source="--cpu-only on the command line")
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), flag)
     assert {_data(f)["cpu_only_reason"] for f in findings} == {"--cpu-only on the command line"}
 
 
@@ -192,7 +250,7 @@ def test_cpu_variant_by_name_without_shared_header() -> None:
 # -- SLIM005 -------------------------------------------------------------------------------
 def test_unused_arch_with_ptx_kept_for_forward_compatibility() -> None:
     g = _graph(tags=())
-    findings = _run(g, _facts(APP, LIBKERN), Options(cuda_archs=("sm_90",)))
+    findings = _run(g, _facts(APP, LIBKERN), RootOptions(cuda_archs=("sm_90",)))
     by_target = {f.target: f for f in findings}
     f = by_target["//kern:kern"]
     assert (f.code, f.verdict) == ("SLIM005", "unused-arch")
@@ -208,12 +266,14 @@ def test_unused_arch_with_ptx_kept_for_forward_compatibility() -> None:
 
 
 def test_same_major_cubin_runs_on_newer_minor() -> None:
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_86", "sm_90")))
+    findings = _run(
+        _graph(tags=()), _facts(APP, LIBKERN), RootOptions(cuda_archs=("sm_86", "sm_90"))
+    )
     assert findings == []
 
 
 def test_deployed_arch_without_any_image() -> None:
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_75",)))
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), RootOptions(cuda_archs=("sm_75",)))
     f = next(f for f in findings if f.target == "//kern:kern")
     d = _data(f)
     assert d["arch_status[sm_75]"] == "no image"
@@ -223,7 +283,7 @@ def test_deployed_arch_without_any_image() -> None:
 
 
 def test_ptx_jit_for_a_newer_deployed_gpu() -> None:
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(cuda_archs=("sm_100",)))
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), RootOptions(cuda_archs=("sm_100",)))
     f = next(f for f in findings if f.target == "//kern:kern")
     assert _data(f)["arch_status[compute_90]"] == "ptx: JIT for sm_100"
 
@@ -256,7 +316,7 @@ def test_engine_reports_missing_binary_evidence() -> None:
     g = _graph()
     root = g.lookup("//app:app")
     assert root is not None
-    rep = analyze(g, [root], Facts(), Options(), specs=[SPEC])
+    rep = analyze(g, same_evidence([root], Facts()), specs=[SPEC])
     (f,) = rep.findings
     assert f.code == "SLIM900"
     assert "gpu-kernels" in f.message
@@ -298,7 +358,7 @@ def test_monorepo_cpu_server_and_trainer() -> None:
     g = load_graph([EXPORTS / "bazel" / "query.pb"])
     roots = [g.lookup("//serving:cpu_server"), g.lookup("//training:gpu_trainer")]
     assert None not in roots
-    rep = analyze(g, roots, _mono_facts(), Options(), specs=[SPEC])  # type: ignore[arg-type]
+    rep = analyze(g, same_evidence(roots, _mono_facts()), specs=[SPEC])  # type: ignore[arg-type]
     (f,) = rep.findings
     assert (f.code, f.root, f.target, f.dep) == (
         "SLIM003",
@@ -340,11 +400,11 @@ def test_repo_config_flags_the_server_not_the_trainer() -> None:
     import json
 
     findings = json.loads(proc.stdout)["findings"]
-    assert [(f["code"], f["root"], f["from"], f["to"]) for f in findings] == [
+    assert [(f["code"], f["root"], f["target"], f["dep"]) for f in findings] == [
         ("SLIM003", "//serving:cpu_server", "//serving:model_runner", "//kernels:cuda_kernels")
     ]
-    data = findings[0]["data"]
-    assert data["kernels"] == "; ".join(MONO_KERNELS)
+    data = findings[0]["details"]
+    assert data["kernels"] == list(MONO_KERNELS)
     assert data["cpu_variant"] == "//kernels:cpu_kernels"
 
 
@@ -388,22 +448,16 @@ def test_monorepo_report_text_end_to_end(tmp_path: Path) -> None:
     assert "SLIM005" not in out
 
 
-def test_per_target_config_applies_to_its_root_only() -> None:
-    extra = {
-        "cpu_only[//other:x]": "true",
-        "cpu_only_reason[//other:x]": "cpu_only in slim.toml",
-        "cuda_archs[//app:app]": "sm_90",
-    }
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(extra=extra))
+def test_root_options_decide_the_check() -> None:
+    """The session resolves each root's options (precedence is tested there); the analyzer
+    runs SLIM005 for deployed archs and SLIM003 for a CPU-only root, citing the source."""
+    archs = RootOptions(cuda_archs=("sm_90",), cuda_archs_source="cuda_archs in slim.toml")
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), archs)
     assert {f.code for f in findings} == {"SLIM005"}
-    extra["cpu_only[//app:app]"] = "true"
-    extra["cpu_only_reason[//app:app]"] = "cpu_only in slim.toml"
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), Options(extra=extra))
+    cpu = RootOptions(cpu_only=True, cpu_only_source="cpu_only in slim.toml")
+    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), cpu)
     assert {f.code for f in findings} == {"SLIM003"}
     assert {_data(f)["cpu_only_reason"] for f in findings} == {"cpu_only in slim.toml"}
-    flag = Options(cuda_archs=("sm_80",), extra={**extra, "cuda_archs_from": "--cuda-archs"})
-    findings = _run(_graph(tags=()), _facts(APP, LIBKERN), flag)
-    assert {f.code for f in findings} == {"SLIM003"}
 
 
 def test_gpu_specific_root_still_reports_its_kernels() -> None:

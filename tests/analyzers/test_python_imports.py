@@ -7,14 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from slim_analyzers._details import CoverageDetails
 from slim_analyzers.python_imports import SPEC
 
-from slim.analysis.engine import analyze
+from slim.analysis.engine import analyze, same_evidence
 from slim.ingest.python.importtime import load as load_importtime
-from slim.model.context import AnalysisContext, Options
+from slim.model.context import AnalysisContext
 from slim.model.facts import Facts, InputFile
 from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder, Location
+from slim.model.options import RootOptions
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -85,8 +87,9 @@ class Setup:
         if trace:
             facts.add(load_importtime(self.trace))
             facts.inputs.append(InputFile("trace", str(self.trace), "python-importtime"))
-        opts = Options(workspace=self.ws if source else None)
-        rep = analyze(self.graph, [self.graph.ids["//py/apps:server"]], facts, opts, specs=[SPEC])
+        opts = RootOptions(workspace=self.ws if source else None)
+        roots = same_evidence([self.graph.ids["//py/apps:server"]], facts, opts)
+        rep = analyze(self.graph, roots, specs=[SPEC])
         return list(rep.findings)
 
 
@@ -273,9 +276,9 @@ def test_test_only_and_data_edges_are_never_findings(setup: Setup) -> None:
     assert edge(findings, "//py/testutil:testutil") is None
     assert edge(findings, "//py/data:files") is None
     (cov,) = [f for f in findings if f.code == "SLIM903"]
-    data = dict(cov.data)
-    assert data["test_only_edges"] == 1
-    assert data["data_edges"] == 1
+    assert isinstance(cov.details, CoverageDetails)
+    assert cov.details.test_only_edges == 1
+    assert cov.details.data_edges == 1
 
 
 def test_unknown_ownership_is_said(setup: Setup) -> None:
@@ -318,9 +321,10 @@ def test_no_evidence_gives_slim900(setup: Setup) -> None:
 
 def test_coverage_share(setup: Setup) -> None:
     (cov,) = [f for f in setup.run() if f.code == "SLIM903"]
-    data = dict(cov.data)
-    assert 0 < data["traced_modules"] < data["packaged_modules"]
-    assert 0 < data["traced_bytes"] < data["packaged_bytes"]
+    d = cov.details
+    assert isinstance(d, CoverageDetails)
+    assert 0 < d.traced_modules < d.packaged_modules
+    assert 0 < d.traced_bytes < d.packaged_bytes
 
 
 def test_analyze_is_deterministic(setup: Setup) -> None:
@@ -332,7 +336,7 @@ def test_direct_context_call(setup: Setup) -> None:
         graph=setup.graph,
         root=setup.graph.ids["//py/apps:server"],
         facts=Facts(),
-        options=Options(workspace=setup.ws),
+        options=RootOptions(workspace=setup.ws),
     )
     out = list(SPEC.factory().analyze(ctx))
     assert all(f.code != "SLIM903" for f in out)
@@ -359,18 +363,18 @@ def test_monorepo_server_end_to_end() -> None:
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
     py = [f for f in rep["findings"] if f["code"] in ("SLIM001", "SLIM901", "SLIM902")]
-    verdicts = {f["to"]: (f["verdict"], f["removable"]) for f in py}
+    verdicts = {f["dep"]: (f["verdict"], f["removable"]) for f in py}
     assert verdicts["//py/unused_lib:unused_lib"] == ("dead", True)
     assert verdicts["//py/lazy_lib:lazy_lib"] == ("runtime-unused", False)
-    removable = {(f["from"], f["to"]) for f in py if f["removable"]}
+    removable = {(f["target"], f["dep"]) for f in py if f["removable"]}
     assert removable == {("//py/apps:server", "//py/unused_lib:unused_lib")}
-    dead = next(f for f in py if f["to"] == "//py/unused_lib:unused_lib")
-    assert dead["location"] == "py/apps/BUILD:1"
+    dead = next(f for f in py if f["dep"] == "//py/unused_lib:unused_lib")
+    assert dead["location"] == {"path": "py/apps/BUILD", "line": 1, "offset": None}
     assert dead["confidence"] == "high"
     sources = {e["source"] for e in dead["evidence"]}
     assert any(s.endswith("traces/server.importtime.txt") for s in sources)
     assert "ownership" in sources
-    lazy = next(f for f in py if f["to"] == "//py/lazy_lib:lazy_lib")
+    lazy = next(f for f in py if f["dep"] == "//py/lazy_lib:lazy_lib")
     assert ("py/apps/server.py", 25) in {(e["source"], e["line"]) for e in lazy["evidence"]}
     # traps: optional, importlib literal (absent from -X importtime), re-export, namespace
     # package, data and test-only deps are no finding at all
@@ -386,7 +390,7 @@ def test_monorepo_server_end_to_end() -> None:
     ):
         assert trap not in verdicts, trap
     (cov,) = [f for f in rep["findings"] if f["code"] == "SLIM903"]
-    assert 0 < cov["data"]["traced_modules"] < cov["data"]["packaged_modules"]
+    assert 0 < cov["details"]["traced_modules"] < cov["details"]["packaged_modules"]
 
 
 @pytest.mark.skipif(not (MONOREPO / "traces").is_dir(), reason="sample monorepo not built")
@@ -407,7 +411,7 @@ def test_monorepo_trainer_vendored_imports_attr() -> None:
     rep = json.loads(proc.stdout)
     assert not [f for f in rep["findings"] if f["code"] == "SLIM001"]
     (cov,) = [f for f in rep["findings"] if f["code"] == "SLIM903"]
-    assert cov["data"]["traced_modules"] >= 1
+    assert cov["details"]["traced_modules"] >= 1
 
 
 def test_cut_keeps_what_another_path_still_brings(tmp_path: Path) -> None:
@@ -432,7 +436,8 @@ def test_cut_keeps_what_another_path_still_brings(tmp_path: Path) -> None:
     for a, d in ((server, x), (server, y), (x, shared), (y, shared)):
         b.add_edge(a, d, EdgeKind.DEPS)
     g = b.build()
-    rep = analyze(g, [g.ids["//app:server"]], Facts(), Options(workspace=ws), specs=[SPEC])
+    roots = same_evidence([g.ids["//app:server"]], Facts(), RootOptions(workspace=ws))
+    rep = analyze(g, roots, specs=[SPEC])
     verdicts = {(f.target, f.dep): (f.verdict, f.removable) for f in rep.findings}
     assert verdicts[("//app:server", "//x:x")] == ("dead", True)
     assert verdicts[("//x:x", "//shared:shared")] == ("dead", True)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from slim.analysis.suppress import Keep
 from slim.app import cleanup as cu
+from slim.app.cleanup import executor, store
+from slim.app.session import Request, Session
 from slim.cli import cli
 from slim.errors import UsageError
+from slim.infra.config import Config, load_config
 from slim.ingest import load_graph
 from slim.model.graph import BuildGraph
 from tests.tagged_dead import REF, SPEC, write_streamed_jsonproto
@@ -45,38 +47,41 @@ def _setup(tmp_path: Path, edges: dict[str, list[str]] = EDGES) -> tuple[Path, B
     return g, load_graph([g], None)
 
 
-def _job(graph_path: Path, analyzers: tuple[str, ...] = (REF,)) -> cu.Job:
-    return cu.Job(
-        graph_paths=(graph_path.as_posix(),), graph_format=None, use_cache=True, analyzers=analyzers
-    )
+def _session(tmp_path: Path, graph_path: Path, keep: str = "") -> Session:
+    config = tmp_path / "slim.toml"
+    if keep:
+        config.write_text(keep)
+    cfg = load_config(config) if keep else Config(path=config)
+    return Session(Request(graphs=(graph_path,)), cfg)
 
 
 def _run(
     tmp_path: Path,
     db_path: Path,
     graph_path: Path,
-    graph: BuildGraph,
-    **kw: object,
+    graph: BuildGraph | None = None,
+    *,
+    analyzers: tuple[str, ...] = (REF,),
+    keep: str = "",
+    **kw: Any,
 ) -> tuple[cu.RunStats, cu.Backlog]:
-    db = cu.open_db(db_path)
-    job = kw.pop("job", None) or _job(graph_path)
-    roots = cu.select_roots(graph, ["//..."])
-    stats = cu.run_cleanup(db, job, graph, str(graph_path.stat().st_mtime_ns), roots, "//...", **kw)  # type: ignore[arg-type]
-    owners = cu.Owners.load({}, tmp_path / "slim.toml", None)
-    backlog = cu.finish(db, stats.run, graph, owners)
-    db.close()
+    session = _session(tmp_path, graph_path, keep)
+    backlog, stats = cu.run(session, ["//..."], db_path=db_path, analyzers=analyzers, **kw)
     return stats, backlog
 
 
 def _summary(b: cu.Backlog) -> list[tuple[int, str, str, str, int, str]]:
-    return [(i.rank, i.target, i.dep, i.owner, i.saving_targets, i.status) for i in b.items]
+    return [(i.rank, i.target, i.dep, i.owner, i.saving.targets_removed, i.status) for i in b.items]
 
 
+# Each item's share of the total, priced in order of the cut alone: the second of the two
+# cuts of //lib:shared_dead removes it (and what only it brings); the first removes nothing
+# while //app:a still links it. The shares add up to the 6 targets of every cut at once.
 EXPECTED = [
-    (1, "//app:b", "//lib:shared_dead", "@team-app", 4, "new"),
-    (2, "//app:c", "//lib:c_dead", "@team-c", 1, "new"),
-    (3, "//app:a", "//lib:a_dead", "@team-app", 1, "new"),
-    (4, "//app:a", "//lib:shared_dead", "@team-app", 0, "new"),
+    (1, "//app:a", "//lib:shared_dead", "@team-app", 3, "new"),
+    (2, "//app:a", "//lib:a_dead", "@team-app", 2, "new"),
+    (3, "//app:c", "//lib:c_dead", "@team-c", 1, "new"),
+    (4, "//app:b", "//lib:shared_dead", "@team-app", 0, "new"),
 ]
 
 
@@ -96,16 +101,17 @@ def test_ranked_globally_counting_shared_targets_once(tmp_path: Path) -> None:
     stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1)
     assert (stats.roots, stats.analyzed, stats.resumed) == (3, 3, 0)
     assert _summary(b) == EXPECTED
-    assert b.total_targets == 6
+    assert b.total.targets_removed == 6
+    assert sum(i.saving.targets_removed for i in b.items) == 6
     by_key = {i.key: i for i in b.items}
-    assert by_key["SLIM080|//app:a|//lib:shared_dead"].removed_labels == [
+    assert by_key["SLIM080|//app:a|//lib:shared_dead"].saving.removed == (
         "//lib:big2",
         "//lib:big3",
         "//lib:shared_dead",
-    ]
+    )
     assert [o for o, _ in b.by_owner()] == ["@team-app", "@team-c"]
     assert b.previous is None
-    assert [t for _, t, _, _ in b.trend] == [6]
+    assert [p.targets for p in b.trend] == [6]
 
 
 def test_pool_matches_serial_and_outputs_are_deterministic(tmp_path: Path) -> None:
@@ -116,15 +122,16 @@ def test_pool_matches_serial_and_outputs_are_deterministic(tmp_path: Path) -> No
     assert dict(cu.iter_outputs(serial)) == dict(cu.iter_outputs(pooled))
     out = dict(cu.iter_outputs(pooled))
     assert set(out) == {"backlog.md", "backlog.csv", "backlog.json", "backlog.buildozer"}
-    assert "## @team-app (3 items, 5 targets)" in out["backlog.md"]
+    assert "## @team-app (3 items, " in out["backlog.md"]
     assert out["backlog.buildozer"].splitlines()[1:4] == [
         "# owner: @team-app",
-        "# rank 1: SLIM080 tagged-unused, 4 targets",
-        "remove deps //lib:shared_dead|//app:b",
+        "# rank 1: SLIM080 tagged-unused, 0.0 s, 3 targets (3 alone), 0 B",
+        "remove deps //lib:shared_dead|//app:a",
     ]
     assert out["backlog.csv"].splitlines()[1].startswith("1,@team-app,new,SLIM080,")
     doc = json.loads(out["backlog.json"])
-    assert doc["totals"]["targets"] == 6
+    assert doc["total"]["targets_removed"] == 6
+    assert sum(i["saving"]["targets_removed"] for i in doc["items"]) == 6
     assert doc["since"] is None
 
 
@@ -147,12 +154,14 @@ def test_second_run_reports_new_fixed_open_and_trend(tmp_path: Path) -> None:
         "SLIM080|//app:a|//lib:shared_dead": "open",
         "SLIM080|//app:c|//lib:c_dead2": "new",
     }
-    assert sorted(d["key"] for d in b.fixed) == [
+    assert sorted(d.key for d in b.fixed) == [
         "SLIM080|//app:b|//lib:shared_dead",
         "SLIM080|//app:c|//lib:c_dead",
     ]
     assert cu.since_line(b) == "since run 1: 1 new, 2 fixed, 2 still open"
-    assert [(r, t) for r, t, _, _ in b.trend] == [(1, 6), (2, 5)]
+    # Run 2: cutting //app:a -> //lib:shared_dead and -> //lib:a_dead together also frees
+    # //lib:big1, which neither cut frees alone: the total is every cut at once.
+    assert [(p.run, p.targets) for p in b.trend] == [(1, 6), (2, 6)]
     md = dict(cu.iter_outputs(b))["backlog.md"]
     assert "## Fixed since run 1 (2)" in md
 
@@ -181,8 +190,8 @@ def test_killed_worker_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyP
     gp, g = _setup(tmp_path)
     marker = tmp_path / "killed"
     monkeypatch.setenv("SLIM_TEST_KILL_MARKER", str(marker))
-    job = _job(gp, ("tests.tagged_dead:KILLER",))
-    stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=2, job=job)
+    killer = ("tests.tagged_dead:KILLER",)
+    stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=2, analyzers=killer)
     assert marker.read_text() == "killed"
     assert stats.analyzed == 3
     assert _summary(b) == EXPECTED
@@ -270,7 +279,7 @@ def _removable_keys(runner: CliRunner, graph: str, roots: list[str], ev: list[st
         )
         assert res.exception is None, res.output
         doc = json.loads(res.output)
-        keys |= {f"{f['code']}|{f['from']}|{f['to']}" for f in doc["findings"] if f["removable"]}
+        keys |= {f"{f['code']}|{f['target']}|{f['dep']}" for f in doc["findings"] if f["removable"]}
     return keys
 
 
@@ -308,9 +317,10 @@ def test_monorepo_cleanup_then_difference(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert set(keys) == _removable_keys(runner, base, roots, ev)
     assert keys, "the sample has removable edges"
     assert [i["rank"] for i in first["items"]] == list(range(1, len(keys) + 1))
-    savings = [i["saving_targets"] for i in first["items"]]
+    savings = [i["saving"]["compile_seconds"] + i["saving"]["link_seconds"] for i in first["items"]]
     assert savings == sorted(savings, reverse=True)
-    assert (tmp_path / "out" / "backlog.buildozer").read_text().count("\nremove ") == len(keys)
+    batch = (tmp_path / "out" / "backlog.buildozer").read_text()
+    assert batch.count("\nremove ") + batch.count("\nreplace ") == len(keys)
     res = runner.invoke(
         cli, ["cleanup", "//...", "--graph", head, *ev, *out], standalone_mode=False
     )
@@ -331,16 +341,15 @@ def test_corrupt_database_is_one_line_error(tmp_path: Path) -> None:
     bad = tmp_path / "db.sqlite"
     bad.write_bytes(b"\x00garbage, not sqlite" * 100)
     with pytest.raises(SlimError, match="expected a slim cleanup database"):
-        cu.open_db(bad)
+        store.open_db(bad)
 
 
 def test_unreachable_scheduler_is_a_usage_error(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     gp, _g = _setup(tmp_path)
-    db = cu.open_db(tmp_path / "db.sqlite")
+    job = executor.Job(Request(graphs=(gp,)), (REF,))
     with pytest.raises(UsageError, match="cannot connect"):
-        cu._run_dask(_job(gp), ["//app:a"], "tcp://127.0.0.1:9", lambda r: None, "1s")
-    db.close()
+        executor._run_dask(job, ["//app:a"], "tcp://127.0.0.1:9", lambda r: None, "1s")
 
 
 def test_interrupt_stops_running_workers_at_once(
@@ -355,7 +364,7 @@ def test_interrupt_stops_running_workers_at_once(
         if done == 2:
             raise KeyboardInterrupt
 
-    slow = _job(gp, ("tests.tagged_dead:SLOW",))
+    slow = ("tests.tagged_dead:SLOW",)
     monkeypatch.setenv("SLIM_TEST_SLOW", "1")
     t = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
@@ -366,28 +375,29 @@ def test_interrupt_stops_running_workers_at_once(
             g,
             jobs=2,
             progress=interrupt,
-            job=slow,
+            analyzers=slow,
         )
     assert time.perf_counter() - t < 30
     with sqlite3.connect(db_path) as con:
         done = {r[0] for r in con.execute("SELECT root FROM root_results")}
     assert done == {"//app:a", "//app:c"}
     monkeypatch.delenv("SLIM_TEST_SLOW")
-    stats, b = _run(tmp_path, db_path, gp, g, jobs=2, job=slow)
+    stats, b = _run(tmp_path, db_path, gp, g, jobs=2, analyzers=slow)
     assert (stats.resumed, stats.analyzed) == (2, 1)
     assert _summary(b) == EXPECTED
 
 
 def test_config_keep_used_by_one_root_is_not_stale(tmp_path: Path) -> None:
     gp, g = _setup(tmp_path)
-    keep = (Keep("//app:c", "//lib:c_dead", "needed by a plugin", "slim.toml", 1),)
-    stale = (Keep("//app:c", "//lib:gone", "old", "slim.toml", 2),)
-    job = dataclasses.replace(_job(gp), keep=keep + stale)
-    _, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1, job=job)
+    keep = (
+        'keep = [\n  { target = "//app:c", dep = "//lib:c_dead", reason = "needed by a plugin" },\n'
+        '  { target = "//app:c", dep = "//lib:gone", reason = "old" },\n]\n'
+    )
+    _, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1, keep=keep)
     keys = {i.key for i in b.items}
     assert "SLIM080|//app:c|//lib:c_dead" not in keys
     assert "SLIM990|//app:c|//lib:gone" in keys
     assert "SLIM990|//app:c|//lib:c_dead" not in keys
     assert b.counts["suppressed"] == 1
     stale_item = next(i for i in b.items if i.code == "SLIM990")
-    assert stale_item.location == "slim.toml:2"
+    assert str(stale_item.location) == "slim.toml:3"

@@ -8,14 +8,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from slim.analysis.engine import analyze
+from slim.analysis.engine import Analysis, RootInput, run_analyzers, same_evidence
 from slim.app.review import review, revisions_from_config
 from slim.cli import cli
 from slim.errors import ConfigError, UsageError
-from slim.model.context import Options
 from slim.model.facts import Facts
 from slim.model.graph import BuildGraph
-from slim.model.report import Report
 from tests.tagged_dead import SPEC, build, write_streamed_jsonproto
 
 UNUSED = ("unused",)
@@ -38,8 +36,9 @@ KINDS = {"//gpu:kern": "cuda_library"}
 BINARIES = ("//app:server", "//app:cpu")
 
 
-def _side(graph: BuildGraph, roots: list[int]) -> Report:
-    return analyze(graph, roots, Facts(), Options(), specs=[SPEC])
+def _side(graph: BuildGraph, ids: list[int]) -> tuple[list[RootInput], Analysis]:
+    roots = same_evidence(ids, Facts())
+    return roots, run_analyzers(graph, roots, specs=[SPEC])
 
 
 def _graphs() -> tuple[BuildGraph, BuildGraph]:
@@ -54,11 +53,11 @@ def test_only_introduced_findings() -> None:
     assert [(f.code, f.target, f.dep) for f in rep.findings] == [
         ("SLIM080", "//app:server", "//lib:new_dead")
     ]
-    assert dict(rep.findings[0].data)["review"] == "new"
-    totals = dict(rep.totals)
-    assert totals["introduced"] == 1
-    assert totals["fixed"] == 0
-    assert totals["delta.targets[//app:server]"] == 2
+    assert rep.findings[0].review == "new"
+    assert rep.review is not None
+    assert rep.review.introduced == 1
+    assert rep.review.fixed == ()
+    assert [(d.root, d.targets) for d in rep.review.deltas] == [("//app:server", 2)]
     assert [p.remove for p in rep.proposals] == [("//lib:new_dead",)]
     assert any("closure 4 -> 6 targets (+2)" in n for n in rep.notes)
 
@@ -74,14 +73,16 @@ def test_fixed_and_unchanged_are_not_reported() -> None:
     base, head = _graphs()
     rep = review(head, base, ["//app:server"], _side)
     assert rep.findings == ()
-    assert dict(rep.totals)["fixed"] == 1
+    assert rep.review is not None
+    assert len(rep.review.fixed) == 1
     assert any(
         n.startswith("fixed by this change: SLIM080 //app:server -> //lib:new_dead")
         for n in rep.notes
     )
     same = review(base, base, ["//app:server"], _side)
     assert same.findings == ()
-    assert dict(same.totals)["introduced"] == 0
+    assert same.review is not None
+    assert same.review.introduced == 0
 
 
 def test_new_binary_is_all_introduced() -> None:
@@ -134,7 +135,7 @@ def test_cli_review_markdown_and_fail_on(tmp_path: Path) -> None:
     )
     assert res.return_value == 1
     doc = json.loads(res.output)
-    assert [f["to"] for f in doc["findings"]] == ["//lib:new_dead"]
+    assert [f["dep"] for f in doc["findings"]] == ["//lib:new_dead"]
 
 
 @pytest.mark.usefixtures("tagged_registry")
@@ -153,7 +154,7 @@ def test_cli_review_config_revisions(tmp_path: Path) -> None:
         standalone_mode=False,
     )
     assert res.exception is None, res.output
-    assert [f["to"] for f in json.loads(res.output)["findings"]] == ["//lib:new_dead"]
+    assert [f["dep"] for f in json.loads(res.output)["findings"]] == ["//lib:new_dead"]
     res = runner.invoke(
         cli, ["review", "--base", "nope", "--head", "change", *cfg], standalone_mode=False
     )
@@ -194,12 +195,14 @@ def test_monorepo_review_reports_only_the_introduced_dead_edge(
     assert res.exception is None, res.output
     assert res.return_value == 1
     doc = json.loads(res.output)
-    assert [(f["code"], f["from"], f["to"]) for f in doc["findings"]] == [
+    assert [(f["code"], f["target"], f["dep"]) for f in doc["findings"]] == [
         ("SLIM002", "//serving:cpu_server", "//native/old_codec:old_codec")
     ]
-    assert doc["findings"][0]["data"]["review"] == "new"
-    assert doc["totals"]["introduced"] == 1
-    assert doc["totals"]["delta.targets[//serving:cpu_server]"] == 1
+    assert doc["findings"][0]["review"] == "new"
+    assert doc["review"]["introduced"] == 1
+    assert [(d["root"], d["targets"]) for d in doc["review"]["deltas"]] == [
+        ("//serving:cpu_server", 1)
+    ]
     res = runner.invoke(cli, [*args, "--fail-on", "SLIM001"], standalone_mode=False)
     assert res.return_value == 0
     md = res.output
@@ -222,7 +225,7 @@ def test_monorepo_review_from_config_revisions(monkeypatch: pytest.MonkeyPatch) 
     assert res.exception is None, res.output
     assert res.return_value == 1
     doc = json.loads(res.output)
-    assert [(f["code"], f["to"]) for f in doc["findings"]] == [
+    assert [(f["code"], f["dep"]) for f in doc["findings"]] == [
         ("SLIM002", "//native/old_codec:old_codec")
     ]
     assert all(not p.startswith("/") for i in doc["inputs"] for p in [i["path"]])

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from slim.app.apply import edit_cmake
+from slim.app.apply import Cut, cuts_of, edit_cmake
 from slim.app.verify import verify
 from slim.ingest import load_evidence, load_graph
+from slim.model.actions import Remove
 from slim.model.facts import Facts
 from slim.model.graph import Location
-from slim.plan.prune import Cut, cuts_of
+from slim.plan import plan_report
+from slim.plan.fixes import cmake_fix, write
 
 REPO = Path(__file__).parents[2]
 MONO = REPO / "sample_graphs" / "monorepo"
@@ -53,21 +55,13 @@ def _tiny(tmp_path: Path) -> Path:
 
 
 def _cut(dep: str) -> Cut:
-    return Cut(
-        root="//:app",
-        target="//:app",
-        dep=f"//:{dep}",
-        attribute="deps",
-        tool="cmake",
-        action="remove",
-        location=Location("CMakeLists.txt", 6),
-        code="SLIM002",
-    )
+    a = Remove("//:app", f"//:{dep}")
+    return Cut(a, (cmake_fix(a, Location("CMakeLists.txt", 6)),), "SLIM002", "high", "//:app")
 
 
 def test_edit_cmake_removes_only_the_dep_token(tmp_path: Path) -> None:
     root = _tiny(tmp_path)
-    assert edit_cmake(root, _cut("dead")) == "CMakeLists.txt:8: removed dead"
+    assert edit_cmake(root, _cut("dead").fixes[0]) == "CMakeLists.txt:8: removed dead"
     text = (root / "CMakeLists.txt").read_text()
     assert "target_link_libraries(app PRIVATE\n  used)\n" in text
     assert "add_library(dead STATIC dead.c)" in text
@@ -132,8 +126,9 @@ def test_monorepo_native_cut_relinks_without_its_dep() -> None:
         root="//serving:cpu_server",
         attribute="deps",
     )
-    (cut,) = cuts_of(g, [f])
-    assert cut.tool == "cmake"
+    planned = plan_report(g, [g.ids["//serving:cpu_server"]], [f], facts).findings
+    (cut,) = cuts_of(planned, lambda a: write(g, a))
+    assert [x.kind for x in cut.fixes] == ["cmake"]
     before = _tree_hash(MONO / "serving")
     build = (
         f"cmake -S . -B _slim_build -G Ninja -DCMAKE_CUDA_COMPILER={nvcc} >/dev/null "

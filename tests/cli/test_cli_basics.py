@@ -35,7 +35,7 @@ def test_report_json_is_deterministic_and_states_missing_evidence(tmp_path: Path
         assert code == 0, err
     assert out1.read_bytes() == out2.read_bytes()
     rep = json.loads(out1.read_text())
-    assert rep["schema"] == "slim.report/1"
+    assert rep["schema"] == "slim.report/2"
     (root,) = rep["roots"]
     assert root["label"] == "//py:tool"
     assert "//py:mypkg" in root["direct_deps"]

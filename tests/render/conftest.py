@@ -5,11 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from slim_analyzers._gpu_details import ArchBytes, KernelsDetails, TargetShare
 
+from slim.model.actions import Remove
 from slim.model.facts import InputFile
-from slim.model.findings import Confidence, Evidence, Finding, Fix, Rule, Saving
+from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving, Suppression
 from slim.model.graph import Location
-from slim.model.report import EvidenceStatus, Proposal, Report, RootSummary
+from slim.model.report import (
+    EvidenceStatus,
+    Excluded,
+    Proposal,
+    Report,
+    RootSummary,
+    SavingsSummary,
+    TimingCoverage,
+)
+from slim.plan.fixes import buildozer_fix
 from tests import golden
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -52,11 +63,19 @@ def canonical_findings() -> tuple[list[Finding], list[Finding]]:
             Evidence("traces/tool.importtime", "unused_lib never imported", line=12),
             Evidence("py/apps/tool.py", "no `import unused_lib`", analyzer="python"),
         ),
-        fix=Fix("buildozer 'remove deps //py/unused_lib:unused_lib' //py/apps:tool"),
+        action=Remove("//py/apps:tool", "//py/unused_lib:unused_lib"),
+        fix=buildozer_fix(Remove("//py/apps:tool", "//py/unused_lib:unused_lib")),
         saving=Saving(
-            compile_seconds=1.5, link_seconds=0.25, bytes=2048, targets_removed=2, basis="ninja_log"
+            compile_seconds=1.5,
+            link_seconds=0.25,
+            bytes=2048,
+            removed=("//py/unused_lib:unused_lib", "//py/unused_lib:csv"),
+            compile_basis="measured",
+            link_basis="estimated (model, fit on 3 targets)",
+            bytes_basis="python package footprint",
         ),
-        data=(("dep_line", 7), ("dep_line_alone", True)),
+        dep_location=Location("py/apps/BUILD", 7),
+        dep_line_alone=True,
     )
     unsafe = Finding(
         code="SLIM002",
@@ -96,8 +115,25 @@ def canonical_findings() -> tuple[list[Finding], list[Finding]]:
         attribute="deps",
         location=Location("i18n/BUILD", 4),
         evidence=(Evidence("bin/données", "12 kernels in .nv_fatbin", offset=128),),
-        fix=Fix("buildozer 'remove deps //kernels:cuda_kernels' '//i18n:données_ü'"),
-        saving=Saving(bytes=1_048_576, targets_removed=1, basis="binary size"),
+        action=Remove(UNICODE, "//kernels:cuda_kernels"),
+        fix=buildozer_fix(Remove(UNICODE, "//kernels:cuda_kernels")),
+        saving=Saving(
+            bytes=1_048_576,
+            removed=("//kernels:cuda_kernels",),
+            compile_basis="default",
+            bytes_basis="fatbin bytes",
+        ),
+        details=KernelsDetails(
+            binary="bin/données",
+            cpu_only_source="cpu_only in slim.toml",
+            kernels=("k1", "k2"),
+            archs=(
+                ArchBytes("sm_80", 1_048_000, "in CPU-only binary"),
+                ArchBytes("compute_80", 576),
+            ),
+            bytes=1_048_576,
+            targets=(TargetShare("//kernels:cuda_kernels", 1_048_576),),
+        ),
     )
     suppressed = Finding(
         code="SLIM001",
@@ -111,18 +147,23 @@ def canonical_findings() -> tuple[list[Finding], list[Finding]]:
         root=ROOT,
         attribute="deps",
         location=Location("py/apps/BUILD", 3),
-        data=(
-            ("dep_line", 8),
-            ("suppressed_by", "py/apps/BUILD:8"),
-            ("suppression", "inSource"),
-            ("suppression_reason", "loaded by name at runtime"),
-        ),
+        dep_location=Location("py/apps/BUILD", 8),
+        suppression=Suppression("py/apps/BUILD:8", "loaded by name at runtime", in_source=True),
     )
     return [safe, unsafe, missing, unicode], [suppressed]
 
 
 def canonical_report() -> Report:
     findings, suppressed = canonical_findings()
+    total = Saving(
+        compile_seconds=1.5,
+        link_seconds=0.25,
+        bytes=1_050_624,
+        removed=("//kernels:cuda_kernels", "//py/unused_lib:csv", "//py/unused_lib:unused_lib"),
+        compile_basis="measured",
+        link_basis="estimated (model, fit on 3 targets)",
+        bytes_basis="python package footprint; fatbin bytes",
+    )
     root = RootSummary(
         label=ROOT,
         kind="cc_binary",
@@ -152,12 +193,18 @@ def canonical_report() -> Report:
                 target="//py/apps:tool",
                 remove=("//py/unused_lib:unused_lib",),
                 new_deps=("//py/common:common",),
-                commands=(findings[0].fix.command,),  # type: ignore[union-attr]
+                fixes=(buildozer_fix(Remove("//py/apps:tool", "//py/unused_lib:unused_lib")),),
+                saving=findings[0].saving,
                 codes=("SLIM001",),
             )
         ],
         notes=["graph: 1 external target not described"],
-        totals={"findings": 4, "removable": 2, f"targets_removed[{ROOT}]": 3},
+        savings=SavingsSummary(
+            per_root=((ROOT, total),),
+            total=total,
+            excluded=(Excluded("SLIM001", ROOT, "//py/apps:tool", "//x:rt", "runtime_deps"),),
+        ),
+        timings=TimingCoverage(actions=12, attributed=10, unattributed_seconds=0.5),
         suppressed=suppressed,
     )
 

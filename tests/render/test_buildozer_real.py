@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from slim.app.apply import apply_cuts
+from slim.app.apply import apply_cuts, cuts_of
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding
 from slim.model.report import Report
 from slim.plan import plan_report
-from slim.plan.prune import cuts_of
+from slim.plan.fixes import write
 from slim.render.buildozer import render
 from tests.plan._graphs import graph
 
@@ -78,15 +78,15 @@ def _report(cell: str = "") -> Report:
             attribute="deps",
         ),
     ]
-    props, findings, totals = plan_report(g, [0], findings, Facts())
+    plan = plan_report(g, [0], findings, Facts())
     return Report.create(
         roots=[],
         inputs=[],
         evidence=[],
-        findings=findings,
+        findings=plan.findings,
         rules=[],
-        proposals=props,
-        totals=totals,
+        proposals=plan.proposals,
+        savings=plan.savings,
     )
 
 
@@ -166,7 +166,8 @@ def test_slim_apply_dry_run_then_write(tmp_path: Path) -> None:
         root="//a:lib",
         attribute="deps",
     )
-    cuts = cuts_of(g, [f])
+    planned = plan_report(g, [0], [f], Facts()).findings
+    cuts = cuts_of(planned, lambda a: write(g, a))
     dry = apply_cuts(cuts, root, write=False)
     assert "remove deps //x:y|//a:lib" in "\n".join(dry.lines)
     assert (root / "a" / "BUILD").read_text() == before

@@ -13,8 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slim.model.findings import Confidence, Finding, Fix
+from slim.model.actions import Remove
+from slim.model.findings import Confidence, Finding
 from slim.model.report import Report
+from slim.plan.fixes import buildozer_fix
 from slim.render import RENDERERS, get_renderer
 from slim.render.markdown import MAX_CHARS, escape, marker
 from tests.render.conftest import GOLDEN, ROOT, canonical_report, empty_report
@@ -116,7 +118,7 @@ def test_markdown_structure(report: Report) -> None:
     summary = md.splitlines()[1]
     assert "2 removable edges" in summary
     assert "1,050,624 bytes" in summary
-    assert "basis: binary size, ninja\\_log" in summary
+    assert "measured; link estimated" in summary
     assert "1 suppressed" in summary
     assert md.count("<details>") == 5
     assert md.count("</details>") == 5
@@ -157,7 +159,7 @@ def _many(n: int) -> Report:
             confidence=Confidence.HIGH,
             removable=True,
             root=ROOT,
-            fix=Fix(f"buildozer 'remove deps //lib{i}:lib{i}' //pkg{i // 10}:t{i}"),
+            fix=buildozer_fix(Remove(f"//pkg{i // 10}:t{i}", f"//lib{i}:lib{i}")),
         )
         for i in range(n)
     ]
@@ -214,8 +216,12 @@ def test_dot_is_valid_graphviz(report: Report, tmp_path: Path) -> None:
 
 def test_json_lists_suppressed(report: Report) -> None:
     doc = json.loads(rendered(report, "json"))
-    assert [f["to"] for f in doc["suppressed"]] == ["//py/optional_lib:optional_lib"]
-    assert doc["suppressed"][0]["data"]["suppression_reason"] == "loaded by name at runtime"
+    assert [f["dep"] for f in doc["suppressed"]] == ["//py/optional_lib:optional_lib"]
+    assert doc["suppressed"][0]["suppression"] == {
+        "by": "py/apps/BUILD:8",
+        "reason": "loaded by name at runtime",
+        "in_source": True,
+    }
 
 
 MONOREPO = Path(__file__).resolve().parents[2] / "sample_graphs" / "monorepo"

@@ -330,9 +330,9 @@ def test_report_from_the_repo_root_finds_exactly_the_planted_dead_edges() -> Non
     )
     assert proc.returncode == 0, proc.stderr
     findings = json.loads(proc.stdout)["findings"]
-    removable = {(f["code"], f["from"], f["to"]) for f in findings if f["removable"]}
+    removable = {(f["code"], f["target"], f["dep"]) for f in findings if f["removable"]}
     assert removable == expected  # nothing else: not registry, mathutil, weakhooks, lazy_lib
-    kept = {f["to"] for f in findings if not f["removable"] and f["to"]}
+    kept = {f["dep"] for f in findings if not f["removable"] and f["dep"]}
     if "SLIM002" in codes:
         assert "//native/weakhooks:weakhooks" in kept  # weak-hook provider: said, not cut
     if "SLIM001" in codes:
@@ -352,5 +352,5 @@ def test_review_from_the_repo_root_reports_only_the_new_dead_edge() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     findings = json.loads(proc.stdout)["findings"]
-    removable = {(f["code"], f["from"], f["to"]) for f in findings if f["removable"]}
+    removable = {(f["code"], f["target"], f["dep"]) for f in findings if f["removable"]}
     assert removable == {("SLIM002", "//serving:cpu_server", "//native/old_codec:old_codec")}

@@ -1,0 +1,266 @@
+"""The one pipeline every command runs: config -> graph -> roots -> evidence -> analysis.
+
+A `Session` resolves, once, what the command line and the config say: the graph exports,
+each root's own evidence (flags replace the config's files of the same kind; a root's
+`[targets."//x"]` files reach that root only) and each root's options with their source.
+`report`, `graph`, `why`, `review`, `apply`, `verify` and `cleanup` all go through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from slim.errors import ConfigError, UsageError
+from slim.infra.config import Config, find_config, load_config
+
+if TYPE_CHECKING:
+    from slim.analysis.engine import Analysis, RootInput
+    from slim.analysis.suppress import Keep
+    from slim.model.facts import Facts
+    from slim.model.graph import BuildGraph
+    from slim.model.options import RootOptions
+    from slim.model.plugin import AnalyzerSpec
+    from slim.model.report import Report
+
+#: Evidence kinds given as files, in the order they are read.
+EVIDENCE_FILE_KINDS = ("trace", "linkmap", "binary", "timings")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the command line asked for (the CLI fills it; no click past this point)."""
+
+    graphs: tuple[Path, ...] = ()
+    graph_format: str | None = None
+    use_cache: bool = True
+    config_path: Path | None = None
+    evidence: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
+    workspace: Path | None = None
+    cpu_only: bool | None = None
+    cuda_archs: tuple[str, ...] = ()
+    site_packages: tuple[Path, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+def resolve_config(config_path: Path | None) -> Config:
+    if config_path is not None:
+        return load_config(config_path)
+    return load_config(find_config(Path.cwd()))
+
+
+def display(path: Path | None) -> str:
+    """A config path as users see it (relative to the working directory when inside it)."""
+    if path is None:
+        return "the config"
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+class Session:
+    """One command's resolved inputs; the graph and evidence files are read on demand, once."""
+
+    def __init__(
+        self, request: Request, config: Config | None = None, graphs: Sequence[Path] = ()
+    ) -> None:
+        self.request = request
+        self.config = config if config is not None else resolve_config(request.config_path)
+        self.graph_paths = list(graphs or request.graphs or self.config.inputs.get("graph", []))
+        self.graph_format = request.graph_format or self.config.graph_format
+        self._loaded: dict[tuple[str, Path], tuple[str, list[object]]] = {}
+        self._facts: dict[str, Facts] = {}
+        self._options: dict[str, RootOptions] = {}
+        self.roots: list[int] = []
+        self.specs: list[AnalyzerSpec] | None = None
+        """Analyzers to run instead of the registered ones (a cleanup job's chosen set)."""
+
+    # -- graph ------------------------------------------------------------------------------
+    @cached_property
+    def graph(self) -> BuildGraph:
+        from slim.infra.cache import load_graph_cached
+
+        if not self.graph_paths:
+            raise UsageError(
+                "no build graph: pass --graph FILE or name `graph` in slim.toml / [tool.slim]"
+            )
+        return load_graph_cached(
+            self.graph_paths, self.graph_format, use_cache=self.request.use_cache, background=True
+        )
+
+    def root_ids(self, labels: Sequence[str]) -> list[int]:
+        """Graph ids of `labels`; an unknown label is a usage error with a "did you mean"."""
+        ids = []
+        for lab in labels:
+            i = self.graph.lookup(lab)
+            if i is None:
+                import difflib
+
+                near = near_labels(self.graph.labels, lab)
+                close = difflib.get_close_matches(lab, near, n=3)
+                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                raise UsageError(f"target {lab} is not in the graph{hint}")
+            ids.append(i)
+        return ids
+
+    def select_roots(self, targets: Sequence[str]) -> list[int]:
+        """The roots of this run: `targets`, else the config's `roots`."""
+        labels = list(targets) or list(self.config.roots)
+        if not labels:
+            raise UsageError("no target: pass TARGET or name `roots` in the config")
+        self.roots = self.root_ids(labels)
+        return self.roots
+
+    # -- evidence ---------------------------------------------------------------------------
+    def _load(self, kind: str, path: Path) -> tuple[str, list[object]]:
+        hit = self._loaded.get((kind, path))
+        if hit is None:
+            from slim.ingest import load_evidence
+
+            fmt, facts = load_evidence(path, kind)
+            hit = self._loaded[(kind, path)] = (fmt.name, list(facts))
+        return hit
+
+    def _files(self, label: str, own_only: bool = False) -> list[tuple[str, Path]]:
+        out: list[tuple[str, Path]] = []
+        own = self.config.for_target(label).inputs
+        for kind in EVIDENCE_FILE_KINDS:
+            flag = self.request.evidence.get(kind, ())
+            if own_only:
+                paths = [] if flag else list(own.get(kind, []))
+            else:
+                paths = list(flag) or [*self.config.inputs.get(kind, []), *own.get(kind, [])]
+            out.extend((kind, p) for p in dict.fromkeys(paths))
+        return out
+
+    def facts_for(self, label: str) -> Facts:
+        """The evidence `label` is judged on: global inputs plus its own (read once), and
+        the graph exports it came from."""
+        from slim.model.facts import InputFile
+
+        hit = self._facts.get(label)
+        if hit is None:
+            hit = self._facts[label] = self._facts_of(self._files(label))
+            formats = ",".join(self.graph.formats)
+            hit.inputs.extend(InputFile("graph", p.as_posix(), formats) for p in self.graph_paths)
+        return hit
+
+    def _facts_of(self, files: Sequence[tuple[str, Path]]) -> Facts:
+        from slim.model.facts import Facts, InputFile
+
+        facts = Facts()
+        for kind, p in files:
+            fmt, loaded = self._load(kind, p)
+            facts.extend(loaded)
+            facts.inputs.append(InputFile(kind, p.as_posix(), fmt))
+        return facts
+
+    def evidence_of(self, label: str) -> Facts | None:
+        """The evidence of another binary (a root of this run, or one the config gives
+        files for); None when nothing was given for it."""
+        if any(self.graph.labels[r] == label for r in self.roots):
+            return self.facts_for(label)
+        own = self._files(label, own_only=True)
+        return self._facts_of(own) if own else None
+
+    # -- options ----------------------------------------------------------------------------
+    def options_for(self, label: str) -> RootOptions:
+        """`label`'s options, each with the source that decided it (flag > target > tag >
+        config)."""
+        hit = self._options.get(label)
+        if hit is None:
+            hit = self._options[label] = self._resolve_options(label)
+        return hit
+
+    def _resolve_options(self, label: str) -> RootOptions:
+        from slim.model.options import RootOptions
+
+        req, cfg = self.request, self.config
+        tc = cfg.for_target(label)
+        where = display(cfg.path)
+        ws = req.workspace or tc.workspace or cfg.workspace
+        if ws is not None and not ws.is_dir():
+            raise ConfigError(f"workspace {ws}: expected a directory, found none")
+        cpu_only, cpu_source = self._cpu_only(label, where)
+        archs, archs_source = req.cuda_archs, "--cuda-archs"
+        if not archs:
+            archs, archs_source = tc.cuda_archs, f"cuda_archs in {where} [targets.{label!r}]"
+        if not archs:
+            archs, archs_source = cfg.cuda_archs, f"cuda_archs in {where}"
+        return RootOptions(
+            workspace=ws,
+            cpu_only=cpu_only,
+            cpu_only_source=cpu_source,
+            cuda_archs=archs,
+            cuda_archs_source=archs_source if archs else "",
+            site_packages=req.site_packages or tc.site_packages or cfg.site_packages,
+            module_map=cfg.modules,
+            cpu_only_tags=cfg.cpu_only_tags,
+        )
+
+    def _cpu_only(self, label: str, where: str) -> tuple[bool | None, str]:
+        if self.request.cpu_only is not None:
+            return self.request.cpu_only, "--cpu-only on the command line"
+        tc = self.config.for_target(label)
+        if tc.cpu_only is not None:
+            return tc.cpu_only, f"cpu_only in {where}"
+        i = self.graph.lookup(label)
+        tags = {t.lower(): t for t in (self.graph.tags.get(i, ()) if i is not None else ())}
+        for want in self.config.cpu_only_tags:
+            if want.lower() in tags:
+                return True, f"tag '{tags[want.lower()]}' on {label}"
+        return None, ""
+
+    # -- analysis ---------------------------------------------------------------------------
+    def root_inputs(self, ids: Sequence[int]) -> list[RootInput]:
+        from slim.analysis.engine import RootInput
+
+        out = []
+        for r in ids:
+            label = self.graph.labels[r]
+            out.append(RootInput(r, self.facts_for(label), self.options_for(label)))
+        return out
+
+    def keeps(self) -> list[Keep]:
+        from slim.analysis.suppress import keeps_from_config
+
+        return keeps_from_config(self.config.raw, self.config.path)
+
+    def analysis(self, ids: Sequence[int]) -> Analysis:
+        """Findings for `ids` (each root on its own evidence), suppressions applied."""
+        from slim.analysis.engine import run_analyzers
+
+        return run_analyzers(
+            self.graph,
+            self.root_inputs(ids),
+            select=self.request.select,
+            ignore=self.request.ignore,
+            keep=self.keeps(),
+            specs=self.specs,
+            evidence_of=self.evidence_of,
+            options_of=self.options_for,
+        )
+
+    def report(self, ids: Sequence[int]) -> Report:
+        """The planned report of `ids`."""
+        from slim.analysis.engine import build_report
+
+        return build_report(self.graph, self.root_inputs(ids), self.analysis(ids))
+
+
+def near_labels(labels: Sequence[str], wanted: str, cap: int = 20_000) -> list[str]:
+    """Candidates for a "did you mean": labels sharing the longest prefix that still
+    matches something, at most `cap` of them (difflib is quadratic per candidate)."""
+    prefix = wanted
+    while prefix:
+        near = [lab for lab in labels if lab.startswith(prefix)]
+        if near:
+            return near[:cap]
+        cut = max(prefix.rfind("/", 0, len(prefix) - 1), prefix.rfind(":", 0, len(prefix) - 1))
+        prefix = prefix[: cut + 1] if cut > 1 else ""
+    return list(labels[:cap])

@@ -1,0 +1,71 @@
+"""The click group and the console entry point: exit codes and one-line errors.
+
+Exit codes: 0 ok, 1 findings at or above --fail-on, 2 bad input/usage/config,
+4 internal error (re-run with --debug for the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from slim.errors import SlimError
+from slim.infra.atomic import write_atomic
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Write to stdout, or atomically to `output` (never a partial file)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_atomic(output, text.encode("utf-8"))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="slim-depgraph", prog_name="slim")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+def cli(debug: bool) -> None:
+    """slim: find dead dependency edges in build graphs and propose how to cut them."""
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point: map errors to exit codes and one-line messages."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or bool(os.environ.get("SLIM_DEBUG"))
+    try:
+        rv = cli.main(args=args, prog_name="slim", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("slim: interrupted", err=True)
+        sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_INPUT)
+    except SlimError as exc:
+        if debug:
+            raise
+        click.echo(f"slim: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("slim: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(EXIT_OK)
+    except Exception as exc:
+        if debug:
+            raise
+        click.echo(
+            f"slim: internal error: {type(exc).__name__}: {exc} "
+            "(re-run with --debug for the traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(rv if isinstance(rv, int) else EXIT_OK)

@@ -1,0 +1,143 @@
+"""Actions written out: buildozer commands for BUILD/BUCK graphs, CMake edits for CMake.
+
+The one place that knows how an action becomes text. Buck2 cell prefixes
+(`root//a:b`) are written `//a:b`, which buildozer resolves from the repository root.
+A CMake edit names the `target_link_libraries` line that declares the edge.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from slim.model.actions import Action, DropArchs, Move, Remove, Replace
+from slim.model.findings import Fix
+from slim.model.graph import BuildGraph, Location
+from slim.model.labels import label_name
+
+BATCH_HEADER = "# slim: run from the repository root with `buildozer -f THIS_FILE`"
+
+
+def buildozer_label(label: str) -> str:
+    """`root//a:b` -> `//a:b` (buildozer knows no Buck2 cells); other labels unchanged."""
+    cut = label.find("//")
+    if cut > 0 and not label.startswith("@"):
+        return label[cut:]
+    return label
+
+
+def is_cmake_graph(graph: BuildGraph) -> bool:
+    return any(f.startswith("cmake") for f in graph.formats)
+
+
+def has_build_files(graph: BuildGraph) -> bool:
+    """Whether the graph came (also) from Bazel or Buck2, whose files buildozer edits."""
+    return any(f.startswith(("bazel", "buck2")) for f in graph.formats)
+
+
+def _buildozer_words(a: Action) -> str:
+    dep = buildozer_label(a.dep)
+    if isinstance(a, Remove):
+        return f"remove {a.attribute} {dep}"
+    if isinstance(a, Move):
+        return f"move {a.from_attr} {a.to_attr} {dep}"
+    if isinstance(a, Replace):
+        return f"replace {a.attribute} {dep} {buildozer_label(a.with_dep)}"
+    raise ValueError(f"no buildozer form for {a!r}")
+
+
+def _description(a: Action) -> str:
+    if isinstance(a, Move):
+        return f"downgrade to a {a.to_attr} dependency (used at run time only)"
+    if isinstance(a, Replace):
+        return f"point the edge at {a.with_dep}"
+    if isinstance(a, DropArchs):
+        return "stop compiling device code no deployed GPU can load"
+    return "remove the edge"
+
+
+def buildozer_fix(a: Remove | Move | Replace, safe: bool = True) -> Fix:
+    words = _buildozer_words(a)
+    target = buildozer_label(a.target)
+    return Fix(
+        action=a,
+        kind="buildozer",
+        command=f"buildozer {shlex.quote(words)} {shlex.quote(target)}",
+        description=_description(a),
+        safe=safe,
+        batch=f"{words}|{target}",
+    )
+
+
+def cmake_fix(a: Action, location: Location | None, safe: bool = True) -> Fix:
+    """The edit of the `target_link_libraries` line at `location`, described (not a command)."""
+    where = str(location) if location else "CMakeLists.txt"
+    tgt, dep = label_name(a.target), label_name(a.dep)
+    if isinstance(a, Remove):
+        text = f"{where}: in target_link_libraries({tgt} …) remove {dep}"
+    elif isinstance(a, Replace):
+        text = (
+            f"{where}: in target_link_libraries({tgt} …) replace {dep} with "
+            f"{label_name(a.with_dep)}"
+        )
+    elif isinstance(a, Move):
+        text = (
+            f"{where}: target_link_libraries({tgt} …): {dep} is used at run time only; "
+            "keep it loaded (CMake has no link-free runtime dependency)"
+        )
+    else:
+        text = f"remove {';'.join(a.archs)} from CUDA_ARCHITECTURES of {tgt} ({a.flags})"
+    return Fix(
+        action=a,
+        kind="cmake",
+        command=text,
+        description=_description(a),
+        safe=safe,
+        location=location,
+    )
+
+
+def text_fix(a: DropArchs) -> Fix:
+    return Fix(
+        action=a,
+        kind="text",
+        command=f"drop {a.flags} from the nvcc flags of {a.target}",
+        description=_description(a),
+    )
+
+
+def edge_location(graph: BuildGraph, target: str, dep: str) -> Location | None:
+    """The line declaring `target -> dep`: the export's per-edge line, else the rule's."""
+    a, b = graph.lookup(target), graph.lookup(dep)
+    if a is None or b is None:
+        return None
+    return graph.edge_location(a, b)
+
+
+def _cmake_location(graph: BuildGraph, a: Action) -> Location | None:
+    x, y = graph.lookup(a.target), graph.lookup(a.dep) if a.dep else None
+    if x is None or y is None:
+        return None
+    loc = graph.edge_locations.get((x, y))
+    return loc if _is_cmake_file(loc) else None
+
+
+def _is_cmake_file(loc: Location | None) -> bool:
+    return loc is not None and loc.path.endswith(("CMakeLists.txt", ".cmake"))
+
+
+def write(
+    graph: BuildGraph, a: Action, safe: bool = True, dep_line: Location | None = None
+) -> tuple[Fix, ...]:
+    """Every way to apply `a` on this graph, the primary one first: buildozer where the
+    graph has BUILD/BUCK files, plus the CMake edit where a CMakeLists declares the edge
+    (at `dep_line`, the line naming the dep, when it is known)."""
+    cmake_loc = dep_line if _is_cmake_file(dep_line) else _cmake_location(graph, a)
+    if isinstance(a, DropArchs):
+        return (cmake_fix(a, None, safe),) if is_cmake_graph(graph) else (text_fix(a),)
+    if is_cmake_graph(graph) and not has_build_files(graph):
+        loc = cmake_loc or edge_location(graph, a.target, a.dep)
+        return (cmake_fix(a, loc, safe),)
+    primary = buildozer_fix(a, safe)
+    if cmake_loc is not None:
+        return (primary, cmake_fix(a, cmake_loc, safe))
+    return (primary,)
