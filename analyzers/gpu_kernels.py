@@ -340,6 +340,89 @@ class _Common:
 
 
 # -- the analyzer ------------------------------------------------------------------------------
+def _code_attribute(g: BuildGraph, u: int, v: int) -> str:
+    """The attribute that declares `u -> v` (a CMake `deps (PUBLIC)` is `deps`)."""
+    kinds = [k for k in g.edge_kinds(u, v) if k in CODE_KINDS]
+    attr = kinds[0].attribute if kinds else "deps"
+    return "deps" if attr.startswith("deps (") else attr
+
+
+def _kernels_details(
+    g: BuildGraph,
+    edge: tuple[int, int],
+    to_u: list[int],
+    also: list[int],
+    mine: list[int],
+    shares: dict[int, _Share],
+    common: _Common,
+    variant: int | None,
+) -> KernelsDetails:
+    """What an edge into GPU-only code brings: kernels, bytes per arch and per target."""
+    u, v = edge
+    entries = [e for t in mine for e in shares[t].entries]
+    targets = tuple(
+        TargetShare(
+            g.labels[t],
+            shares[t].bytes,
+            tuple(sorted(shares[t].inputs)),
+            " -> ".join(g.labels[x] for x in to_u + _path(g, v, t)),
+        )
+        for t in mine
+    )
+    return KernelsDetails(
+        binary=common.binary,
+        cpu_only_source=common.reason,
+        kernels=tuple(_kernels(entries)),
+        archs=_archs(entries, dict.fromkeys(_by_arch(entries), "in CPU-only binary")),
+        bytes=sum(shares[t].bytes for t in mine),
+        targets=targets,
+        cut=f"{g.labels[u]} -> {g.labels[v]}",
+        cpu_variant=g.labels[variant] if variant is not None else "",
+        also_reached_from=tuple(g.labels[x] for x in also),
+        attribution=tuple(sorted({h for t in mine for h in shares[t].how})),
+        binary_match=common.binary_match,
+    )
+
+
+def _edge_message(
+    ctx: AnalysisContext,
+    edge: tuple[str, str],
+    d: KernelsDetails,
+    mine: list[int],
+    cut_ok: bool,
+    gpu_users: list[str],
+) -> str:
+    kernels = d.kernels
+    names = ", ".join(kernels[:8]) + (f", … ({len(kernels)} in all)" if len(kernels) > 8 else "")
+    via = f" (path: {d.targets[0].path})" if d.targets else ""
+    variant = (
+        f"; point it at the CPU variant {d.cpu_variant}"
+        if d.cpu_variant
+        else "; no CPU variant found in the graph"
+    )
+    sources = ", ".join(ctx.graph.labels[t] for t in mine)
+    archs = ", ".join(a.arch for a in d.archs)
+    message = (
+        f"{ctx.root_label} is CPU-only ({d.cpu_only_source}) but carries {len(kernels)} CUDA "
+        f"kernel(s) for {archs} ({_fmt_bytes(d.bytes)} of device code) from {sources}{via}: "
+        f"{names}. Cut {d.cut}, the first edge into GPU-only code{variant}"
+        + ("" if cut_ok else " (other paths still reach the kernels)")
+    )
+    src, dep = edge
+    if d.also_reached_from:
+        message += (
+            f". {dep} is also linked directly by {', '.join(d.also_reached_from)} (a "
+            "propagated PUBLIC link goes away with the cut; a declared one must be cut too)"
+        )
+    if gpu_users:
+        message += (
+            f". Not removable: the edge is shared, and {', '.join(gpu_users)} "
+            f"{'is' if len(gpu_users) == 1 else 'are'} not CPU-only and may need the "
+            f"kernels; give {ctx.root_label} its own CPU build of {src} instead"
+        )
+    return message
+
+
 class GpuKernels:
     """SLIM003 for CPU-only roots, SLIM005 when the deployed architectures are known."""
 
@@ -544,94 +627,38 @@ class GpuKernels:
         """One SLIM003 per GPU-only target entered: its deepest entering edge is the cut.
 
         Shallower edges into the same target (a CMake PUBLIC link propagated to the root,
-        say) are named as well: they go away with the cut or must be cut too.
+        say) are named as well: they go away with the cut or must be cut too. The edge is
+        proposed only when every binary that shares it is CPU-only.
         """
         g = ctx.graph
         u, v = edge
-        entries = [e for t in mine for e in shares[t].entries]
-        total = sum(shares[t].bytes for t in mine)
-        kernels = _kernels(entries)
-        arch_bytes = _by_arch(entries)
-        kinds = [k for k in g.edge_kinds(u, v) if k in CODE_KINDS]
-        attr = kinds[0].attribute if kinds else "deps"
-        attr = "deps" if attr.startswith("deps (") else attr
+        attr = _code_attribute(g, u, v)
         variant = cpu_variant(g, v, contributors)
         w = variant[0] if variant is not None else None
-        exact = all(shares[t].how for t in mine)
-        confidence = Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM
-        targets = []
-        for t in mine:
-            p = to_u + _path(g, v, t)
-            targets.append(
-                TargetShare(
-                    g.labels[t],
-                    shares[t].bytes,
-                    tuple(sorted(shares[t].inputs)),
-                    " -> ".join(g.labels[x] for x in p),
-                )
-            )
-        paths = [t.path for t in targets]
-        details = KernelsDetails(
-            binary=common.binary,
-            cpu_only_source=common.reason,
-            kernels=tuple(kernels),
-            archs=_archs(entries, dict.fromkeys(arch_bytes, "in CPU-only binary")),
-            bytes=total,
-            targets=tuple(targets),
-            cut=f"{g.labels[u]} -> {g.labels[v]}",
-            cpu_variant=g.labels[w] if w is not None else "",
-            also_reached_from=tuple(g.labels[x] for x in also),
-            attribution=tuple(sorted({h for t in mine for h in shares[t].how})),
-            binary_match=common.binary_match,
-        )
-        names = ", ".join(kernels[:8]) + (
-            f", … ({len(kernels)} in all)" if len(kernels) > 8 else ""
-        )
-        via = f" (path: {paths[0]})" if paths else ""
-        variant_txt = (
-            f"; point it at the CPU variant {g.labels[w]}"
-            if w is not None
-            else "; no CPU variant found in the graph"
-        )
-        message = (
-            f"{ctx.root_label} is CPU-only ({common.reason}) but carries {len(kernels)} CUDA "
-            f"kernel(s) for {', '.join(arch_bytes)} ({_fmt_bytes(total)} of device code) from "
-            f"{', '.join(g.labels[t] for t in mine)}{via}: {names}. Cut "
-            f"{g.labels[u]} -> {g.labels[v]}, the first edge into GPU-only code{variant_txt}"
-            + ("" if cut_ok else " (other paths still reach the kernels)")
-        )
-        if also:
-            message += (
-                f". {g.labels[v]} is also linked directly by "
-                f"{', '.join(g.labels[x] for x in also)} (a propagated PUBLIC link goes away "
-                "with the cut; a declared one must be cut too)"
-            )
+        details = _kernels_details(g, edge, to_u, also, mine, shares, common, w)
         gpu_users = [g.labels[c] for c in consumers(ctx, u) if not _is_cpu_only(ctx, c)]
-        if gpu_users:
-            message += (
-                f". Not removable: the edge is shared, and {', '.join(gpu_users)} "
-                f"{'is' if len(gpu_users) == 1 else 'are'} not CPU-only and may need the "
-                f"kernels; give {ctx.root_label} its own CPU build of {g.labels[u]} instead"
-            )
-        evidence = [ev for t in mine for ev in shares[t].evidence]
-        evidence += [_container_evidence(b, c) for t in mine for c in shares[t].containers]
+        exact = all(shares[t].how for t in mine)
         src, dep = g.labels[u], g.labels[v]
-        action = Replace(src, dep, g.labels[w], attr) if w is not None else Remove(src, dep, attr)
         return Finding(
             code=GPU_KERNELS.code,
             name=GPU_KERNELS.name,
-            target=g.labels[u],
-            dep=g.labels[v],
+            target=src,
+            dep=dep,
             root=ctx.root_label,
             verdict="gpu-code-in-cpu-binary",
-            message=message,
-            confidence=confidence,
+            message=_edge_message(ctx, (src, dep), details, mine, cut_ok, gpu_users),
+            confidence=Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM,
             removable=w is not None and cut_ok and not gpu_users,
             attribute=attr,
             location=g.edge_location(u, v),
-            evidence=tuple(evidence),
-            action=action,
-            saving=Saving(bytes=total, bytes_basis="fatbin bytes"),
+            evidence=tuple(
+                [ev for t in mine for ev in shares[t].evidence]
+                + [_container_evidence(b, c) for t in mine for c in shares[t].containers]
+            ),
+            action=Replace(src, dep, g.labels[w], attr)
+            if w is not None
+            else Remove(src, dep, attr),
+            saving=Saving(bytes=details.bytes, bytes_basis="fatbin bytes"),
             details=details,
         )
 
@@ -727,56 +754,76 @@ class GpuKernels:
             if a is not None:
                 groups[owner][1].append(a.evidence)
         for owner, (containers, attributions) in sorted(groups.items()):
-            entries = [e for c in containers for e in c.entries]
-            status = _arch_status(entries, deployed)
-            unused = [e for e in entries if status[e.arch_name] == "unused"]
-            missing = [d for d in deployed if status.get(f"sm_{d}") == "no image"]
-            if not unused and not missing:
-                continue
-            drop = sorted({e.arch for e in unused})
-            flags = " ".join(f"-gencode arch=compute_{a},code=sm_{a}" for a in drop)
-            waste = sum(e.stored_bytes for e in unused)
-            ptx = sorted({e.arch_name for e in entries if e.is_ptx}, key=_arch_key)
-            parts = []
-            if unused:
-                parts.append(
-                    f"{len(unused)} fatbin entr{'y' if len(unused) == 1 else 'ies'} for "
-                    f"{', '.join(arch_name(a) for a in drop)} ({_fmt_bytes(waste)}) cannot load "
-                    f"on the deployed {', '.join(arch_name(d) for d in deployed)}: drop {flags} "
-                    f"from the nvcc flags of {owner}"
-                )
-            if ptx:
-                parts.append(
-                    f"PTX {', '.join(ptx)} kept for forward compatibility (JIT), not waste"
-                )
-            for d in missing:
-                parts.append(f"no cubin or PTX in it can run on the deployed sm_{d}")
-            evidence = attributions + [_container_evidence(b, c) for c in containers]
-            rows = _archs(entries, status)
-            rows += tuple(ArchBytes(f"sm_{d}", 0, "no image") for d in missing)
-            details = ArchsDetails(
-                binary=b.path,
-                deployed=tuple(arch_name(d) for d in deployed),
-                archs=rows,
-                unused_bytes=waste,
-                gencode_drop=flags,
-            )
-            names = tuple(arch_name(a) for a in drop)
-            yield Finding(
-                code=UNUSED_ARCH.code,
-                name=UNUSED_ARCH.name,
-                target=owner,
-                dep="",
-                root=ctx.root_label,
-                verdict="unused-arch" if unused else "missing-arch",
-                message=f"{b.path}: " + "; ".join(parts),
-                confidence=Confidence.HIGH,
-                removable=False,
-                evidence=tuple(evidence),
-                action=DropArchs(owner, names, flags) if unused else None,
-                saving=Saving(bytes=waste, bytes_basis="fatbin bytes") if unused else None,
-                details=details,
-            )
+            f = _arch_finding(ctx, b, owner, containers, attributions, deployed)
+            if f is not None:
+                yield f
+
+
+def _arch_finding(
+    ctx: AnalysisContext,
+    b: DeviceCode,
+    owner: str,
+    containers: list[FatbinContainer],
+    attributions: list[Evidence],
+    deployed: list[int],
+) -> Finding | None:
+    """SLIM005 for one owner's containers: entries no deployed GPU can load, or a deployed
+    GPU with no image at all; None when every entry has its use."""
+    entries = [e for c in containers for e in c.entries]
+    status = _arch_status(entries, deployed)
+    unused = [e for e in entries if status[e.arch_name] == "unused"]
+    missing = [d for d in deployed if status.get(f"sm_{d}") == "no image"]
+    if not unused and not missing:
+        return None
+    drop = sorted({e.arch for e in unused})
+    flags = " ".join(f"-gencode arch=compute_{a},code=sm_{a}" for a in drop)
+    waste = sum(e.stored_bytes for e in unused)
+    rows = _archs(entries, status) + tuple(ArchBytes(f"sm_{d}", 0, "no image") for d in missing)
+    details = ArchsDetails(
+        binary=b.path,
+        deployed=tuple(arch_name(d) for d in deployed),
+        archs=rows,
+        unused_bytes=waste,
+        gencode_drop=flags,
+    )
+    return Finding(
+        code=UNUSED_ARCH.code,
+        name=UNUSED_ARCH.name,
+        target=owner,
+        dep="",
+        root=ctx.root_label,
+        verdict="unused-arch" if unused else "missing-arch",
+        message=f"{b.path}: " + "; ".join(_arch_parts(entries, drop, waste, details, owner)),
+        confidence=Confidence.HIGH,
+        removable=False,
+        evidence=tuple(attributions + [_container_evidence(b, c) for c in containers]),
+        action=DropArchs(owner, tuple(arch_name(a) for a in drop), flags) if unused else None,
+        saving=Saving(bytes=waste, bytes_basis="fatbin bytes") if unused else None,
+        details=details,
+    )
+
+
+def _arch_parts(
+    entries: list[FatbinEntry], drop: list[int], waste: int, d: ArchsDetails, owner: str
+) -> list[str]:
+    parts = []
+    if drop:
+        n = sum(1 for e in entries if e.arch in drop and e.is_cubin)
+        parts.append(
+            f"{n} fatbin entr{'y' if n == 1 else 'ies'} for "
+            f"{', '.join(arch_name(a) for a in drop)} ({_fmt_bytes(waste)}) cannot load "
+            f"on the deployed {', '.join(d.deployed)}: drop {d.gencode_drop} "
+            f"from the nvcc flags of {owner}"
+        )
+    ptx = sorted({e.arch_name for e in entries if e.is_ptx}, key=_arch_key)
+    if ptx:
+        parts.append(f"PTX {', '.join(ptx)} kept for forward compatibility (JIT), not waste")
+    parts += [
+        f"no cubin or PTX in it can run on the deployed {a.arch}"
+        for a in d.archs
+        if a.status == "no image"
+    ]
+    return parts
 
 
 def _arch_status(entries: list[FatbinEntry], deployed: list[int]) -> dict[str, str]:

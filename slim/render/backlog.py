@@ -34,8 +34,8 @@ def trend_line(b: Backlog) -> str:
 def _share(it: Item) -> str:
     s = it.saving
     return (
-        f"{seconds(s.seconds)}, {s.targets_removed} targets "
-        f"({it.alone.targets_removed} alone), {s.bytes:,} B"
+        f"{seconds(s.seconds)}, {s.targets_removed} target{'' if s.targets_removed == 1 else 's'}"
+        f" ({it.alone.targets_removed} alone), {s.bytes:,} B"
     )
 
 

@@ -136,7 +136,7 @@ def build(
     share = dict(zip([i.key for i in edge], shares, strict=True))
     out = []
     for it in ordered:
-        fixes = write(graph, it.action, safe=True) if it.action is not None else ()
+        fixes = write(graph, it.action, True, it.location) if it.action is not None else ()
         s = share.get(it.key, Saving())
         s = dataclasses.replace(s, bytes=it.alone.bytes, bytes_basis=it.alone.bytes_basis)
         out.append(
