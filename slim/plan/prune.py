@@ -194,7 +194,11 @@ def summarize(
     per_root, total = pricer.roots(by_root)
     measured = _measured_bytes(findings)
     per_root = {
-        r: dataclasses.replace(s, bytes=measured.get(graph.labels[r], (0, ""))[0])
+        r: dataclasses.replace(
+            s,
+            bytes=measured.get(graph.labels[r], (0, ""))[0],
+            bytes_basis=measured.get(graph.labels[r], (0, ""))[1],
+        )
         for r, s in per_root.items()
     }
     bases = sorted({b for _, b in measured.values() if b})
