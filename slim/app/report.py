@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-from slim.errors import UsageError
 from slim.model.report import Report
 
 REPORT_FORMATS = ("text", "json", "markdown", "sarif", "buildozer", "dot", "csv")
@@ -19,18 +18,16 @@ def render(report: Report, fmt: str) -> str:
     return buf.getvalue()
 
 
-def fails(report: Report, fail_on: str | None) -> bool:
-    """Whether a removable finding reaches `fail_on`: a confidence level (or more), `any`,
-    or a list of rule codes."""
-    if not fail_on:
-        return False
+def fails(report: Report, fail_on: str | None, exit_zero: bool = False) -> bool:
+    """Whether the run fails the gate, as a linter's does: any removable finding, unless
+    `exit_zero`; `fail_on` (checked by `selectors.check_fail_on`) narrows it to a confidence
+    level or more, or to some rule codes."""
     removable = report.removable
-    level = fail_on.strip().lower()
-    if level in FAIL_LEVELS:
-        return any(f.confidence.rank >= FAIL_LEVELS[level] for f in removable)
-    if level == "any":
-        return bool(removable)
-    codes = {c.strip().upper() for c in fail_on.split(",") if c.strip()}
-    if not codes:
-        raise UsageError(f"--fail-on {fail_on!r}: expected high, medium, low, any or rule codes")
-    return any(f.code in codes for f in removable)
+    if exit_zero or not removable:
+        return False
+    if fail_on is None or fail_on == "any":
+        return True
+    if fail_on in FAIL_LEVELS:
+        return any(f.confidence.rank >= FAIL_LEVELS[fail_on] for f in removable)
+    prefixes = fail_on.split(",")
+    return any(f.code.startswith(tuple(prefixes)) for f in removable)

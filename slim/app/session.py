@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slim.errors import ConfigError, UsageError
+from slim.errors import ConfigError, InputError, UsageError
 from slim.infra.config import Config, find_config, load_config
 
 if TYPE_CHECKING:
@@ -77,8 +77,50 @@ class Session:
         self._facts: dict[str, Facts] = {}
         self._options: dict[str, RootOptions] = {}
         self.roots: list[int] = []
+        self._checked = False
         self.specs: list[AnalyzerSpec] | None = None
         """Analyzers to run instead of the registered ones (a cleanup job's chosen set)."""
+
+    # -- checks -----------------------------------------------------------------------------
+    def rule_codes(self) -> list[str]:
+        """Every code a report can emit (core rules and the analyzers')."""
+        from slim.analysis.registry import discover
+        from slim.model.rules import rule_table
+
+        return list(rule_table(self.specs if self.specs is not None else discover()))
+
+    def checked_request(self) -> Request:
+        """The request with selectors and architectures checked (config values too, flags
+        winning) and normalized; a bad one is a usage error with a "did you mean"."""
+        import dataclasses
+
+        from slim.app.selectors import check_archs, check_selectors
+
+        codes = self.rule_codes()
+        where = display(self.config.path)
+        select = self.request.select or self.config.select
+        ignore = self.request.ignore or self.config.ignore
+        src = "--select" if self.request.select else f"{where}: select"
+        isrc = "--ignore" if self.request.ignore else f"{where}: ignore"
+        self.request = dataclasses.replace(
+            self.request,
+            select=check_selectors(src, select, codes),
+            ignore=check_selectors(isrc, ignore, codes),
+            cuda_archs=check_archs("--cuda-archs", self.request.cuda_archs),
+        )
+        check_archs(f"{where}: cuda_archs", self.config.cuda_archs)
+        for label, tc in self.config.targets.items():
+            check_archs(f"{where}: targets.{label!r}.cuda_archs", tc.cuda_archs)
+        return self.request
+
+    def fail_on(self, flag: str | None) -> str | None:
+        """`--fail-on`, else the config's `fail_on`, checked and normalized."""
+        from slim.app.selectors import check_fail_on
+
+        if flag is not None:
+            return check_fail_on("--fail-on", flag, self.rule_codes())
+        where = f"{display(self.config.path)}: fail_on"
+        return check_fail_on(where, self.config.fail_on, self.rule_codes())
 
     # -- graph ------------------------------------------------------------------------------
     @cached_property
@@ -89,6 +131,8 @@ class Session:
             raise UsageError(
                 "no build graph: pass --graph FILE or name `graph` in slim.toml / [tool.slim]"
             )
+        for p in self.graph_paths:
+            must_exist(p, "a graph export")
         return load_graph_cached(
             self.graph_paths, self.graph_format, use_cache=self.request.use_cache, background=True
         )
@@ -120,6 +164,7 @@ class Session:
     def _load(self, kind: str, path: Path) -> tuple[str, list[object]]:
         hit = self._loaded.get((kind, path))
         if hit is None:
+            must_exist(path, f"a {kind} file")
             from slim.ingest import load_evidence
 
             fmt, facts = load_evidence(path, kind)
@@ -235,6 +280,9 @@ class Session:
         """Findings for `ids` (each root on its own evidence), suppressions applied."""
         from slim.analysis.engine import run_analyzers
 
+        if not self._checked:
+            self.checked_request()
+            self._checked = True
         return run_analyzers(
             self.graph,
             self.root_inputs(ids),
@@ -251,6 +299,12 @@ class Session:
         from slim.analysis.engine import build_report
 
         return build_report(self.graph, self.root_inputs(ids), self.analysis(ids))
+
+
+def must_exist(path: Path, what: str) -> None:
+    """A missing input is bad input (exit 2), said in one line, before any reading."""
+    if not path.exists() and not path.is_symlink():
+        raise InputError(str(path), what, "no such file or directory")
 
 
 def near_labels(labels: Sequence[str], wanted: str, cap: int = 20_000) -> list[str]:

@@ -160,6 +160,36 @@ def _edge(c: Cut) -> str:
     return f"{verb} {c.target} -> {c.dep}"
 
 
+_SHELL_WORDS = frozenset(
+    {"cd", "true", "false", "exit", "test", "[", "export", "set", "source", ".", "env", "if"}
+)
+
+
+def require_tools(cuts: Sequence[Cut], build_cmd: str, buildozer: str | None) -> None:
+    """The programs the run needs exist, before any build: a missing one is a usage error
+    (exit 2), never a long baseline build followed by "a cut broke"."""
+    import shlex
+
+    try:
+        words = shlex.split(build_cmd)
+    except ValueError as exc:
+        raise UsageError(f"--build-cmd {build_cmd!r}: {exc}") from None
+    first = next((w for w in words if "=" not in w), "")
+    if first and first not in _SHELL_WORDS and "/" not in first and shutil.which(first) is None:
+        raise UsageError(f"--build-cmd: {first} is not on PATH")
+    if "/" in first and not Path(first).exists() and not first.startswith("./"):
+        raise UsageError(f"--build-cmd: {first} does not exist")
+    if any(x.runnable for c in cuts for x in c.fixes):
+        from slim.app.apply import find_buildozer
+
+        exe = find_buildozer(buildozer)
+        if exe is None or (buildozer is not None and not Path(buildozer).exists()):
+            raise UsageError(
+                "buildozer is not on PATH (install it: npm install -g @bazel/buildozer), "
+                "or pass --buildozer PATH"
+            )
+
+
 def verify(
     cuts: Sequence[Cut],
     source: Path,
@@ -174,6 +204,7 @@ def verify(
     """Build `source` (a scratch copy of it) with and without the cuts; say what held."""
     if not source.is_dir():
         raise UsageError(f"--workspace {source}: expected a directory")
+    require_tools(cuts, build_cmd, buildozer)
     cuts = sorted(cuts, key=lambda c: (c.target, c.dep))
     with Scratch(source, mode, excludes) as scratch:
         rep = VerifyReport(baseline_ok=False)

@@ -26,12 +26,15 @@ def _output(f: Any) -> Any:
 
 
 def _fail_on(f: Any) -> Any:
+    f = click.option(
+        "--exit-zero", is_flag=True, help="Exit 0 even when removable findings exist."
+    )(f)
     return click.option(
         "--fail-on",
         default=None,
         metavar="LEVEL|CODES",
-        help="Exit 1 on removable findings: high|medium|low confidence or more, a list of "
-        "codes (SLIM001,SLIM002), or `any` removable finding.",
+        help="Exit 1 only on removable findings at this confidence or more (high, medium, "
+        "low), of these codes (SLIM001,SLIM002), or `any` (the default).",
     )(f)
 
 
@@ -56,9 +59,10 @@ def report(targets: tuple[str, ...], fmt: str, output: str | None, **kw: Any) ->
     from slim.app.session import Session
 
     session = Session(request_from(kw))
+    gate = session.fail_on(kw["fail_on"])
     rep = session.report(session.select_roots(targets))
     write_output(render(rep, fmt), Path(output) if output else None)
-    return EXIT_FINDINGS if fails(rep, kw["fail_on"] or session.config.fail_on) else EXIT_OK
+    return EXIT_FINDINGS if fails(rep, gate, kw["exit_zero"]) else EXIT_OK
 
 
 @cli.command()
@@ -266,12 +270,13 @@ def review_cmd(
         "base": (tuple(Path(p) for p in base_graph), base_rev),
         "head": (tuple(Path(p) for p in head_graph), head_rev),
     }
-    rep = run_review(request, targets, sides)
-    write_output(render(rep, fmt), Path(output) if output else None)
-    from slim.app.session import resolve_config
+    from slim.app.session import Session, resolve_config
 
-    gate = kw["fail_on"] or resolve_config(request.config_path).fail_on
-    return EXIT_FINDINGS if fails(rep, gate) else EXIT_OK
+    check = Session(request, resolve_config(request.config_path))
+    gate = check.fail_on(kw["fail_on"])
+    rep = run_review(check.checked_request(), targets, sides)
+    write_output(render(rep, fmt), Path(output) if output else None)
+    return EXIT_FINDINGS if fails(rep, gate, kw["exit_zero"]) else EXIT_OK
 
 
 @cli.command("cleanup")

@@ -6,6 +6,8 @@ file that names them. Unknown keys are an error, so a typo never silently drops 
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +23,12 @@ else:  # pragma: no cover
 
 LIST_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
 SCALAR_KEYS = ("graph_format", "workspace", "fail_on")
+RULE_KEYS = ("select", "ignore")
 TARGET_KEYS = (*LIST_KEYS, "workspace", "cpu_only", "cuda_archs", "site_packages")
 TOP_KEYS = (
     *LIST_KEYS,
     *SCALAR_KEYS,
+    *RULE_KEYS,
     "cuda_archs",
     "site_packages",
     "modules",
@@ -55,6 +59,8 @@ class Config:
     graph_format: str | None = None
     workspace: Path | None = None
     fail_on: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
     cuda_archs: tuple[str, ...] = ()
     cpu_only_tags: tuple[str, ...] = ("cpu-only", "cpu_only", "no-gpu")
     roots: tuple[str, ...] = ()
@@ -103,12 +109,35 @@ def _strs(value: object, where: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in items if i.strip())
 
 
-def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+def _line_of(text: str, key: str, table: str = "") -> int | None:
+    """The 1-based line where `key` is set (inside `[table]` when given), if found."""
+    lines = text.splitlines()
+    start = 0
+    if table:
+        want = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        start = next((i + 1 for i, x in enumerate(lines) if want.match(x)), 0)
+    key_re = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    for i in range(start, len(lines)):
+        if key_re.match(lines[i]):
+            return i + 1
+    return None
+
+
+def _check_keys(
+    table: dict[str, Any], allowed: tuple[str, ...], where: str, text: str = "", name: str = ""
+) -> None:
+    """Every key of `table` is one of `allowed`: `FILE:LINE: unknown key …` with a "did you
+    mean" otherwise, so a typo never silently drops an input or a setting."""
     for key in table:
-        if key not in allowed:
-            raise ConfigError(
-                f"{where}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))})"
-            )
+        if key in allowed:
+            continue
+        line = _line_of(text, key, name) if text else None
+        at = f"{where.split(':', 1)[0]}:{line}" if line else where
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"{at}: expected one of {', '.join(sorted(allowed))}, found unknown key {key!r}{hint}"
+        )
 
 
 def _modules(value: object, where: str) -> dict[str, tuple[str, ...]]:
@@ -125,7 +154,8 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -133,7 +163,13 @@ def load_config(path: Path | None) -> Config:
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("slim", {})
     where = str(path)
-    _check_keys(data, TOP_KEYS, where)
+    _check_keys(data, TOP_KEYS, where, text, "tool.slim" if path.name == "pyproject.toml" else "")
+    revisions = data.get("revisions", {})
+    if isinstance(revisions, dict):
+        for rname, rev in revisions.items():
+            if isinstance(rev, dict):
+                table = f"revisions.{rname}"
+                _check_keys(rev, LIST_KEYS, f"{where}: {table}", text, table)
     base = path.parent
     cfg = Config(path=path, raw=data)
     for key in LIST_KEYS:
@@ -147,6 +183,9 @@ def load_config(path: Path | None) -> Config:
         cfg.fail_on = str(data["fail_on"])
     if "cuda_archs" in data:
         cfg.cuda_archs = _strs(data["cuda_archs"], f"{where}: cuda_archs")
+    for key in RULE_KEYS:
+        if key in data:
+            setattr(cfg, key, _strs(data[key], f"{where}: {key}"))
     if "cpu_only_tags" in data:
         cfg.cpu_only_tags = _strs(data["cpu_only_tags"], f"{where}: cpu_only_tags")
     if "roots" in data:
@@ -161,7 +200,7 @@ def load_config(path: Path | None) -> Config:
         twhere = f"{where}: targets.{label!r}"
         if not isinstance(table, dict):
             raise ConfigError(f"{twhere}: expected a table")
-        _check_keys(table, TARGET_KEYS, twhere)
+        _check_keys(table, TARGET_KEYS, twhere, text, f'targets."{label}"')
         tc = TargetConfig()
         for key in LIST_KEYS:
             if key in table:

@@ -360,7 +360,7 @@ def test_monorepo_server_end_to_end() -> None:
         text=True,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     rep = json.loads(proc.stdout)
     py = [f for f in rep["findings"] if f["code"] in ("SLIM001", "SLIM901", "SLIM902")]
     verdicts = {f["dep"]: (f["verdict"], f["removable"]) for f in py}

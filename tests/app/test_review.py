@@ -125,7 +125,8 @@ def test_cli_review_markdown_and_fail_on(tmp_path: Path) -> None:
     args += ["--config", str(tmp_path / "slim.toml")]
     res = runner.invoke(cli, args, standalone_mode=False)
     assert res.exception is None, res.output
-    assert res.return_value == 0
+    assert res.return_value == 1, "a new removable edge: exit 1, as a linter"
+    assert runner.invoke(cli, [*args, "--exit-zero"], standalone_mode=False).return_value == 0
     md = res.output
     assert md.startswith("<!-- slim://app:server -->\n")
     assert "//lib:new\\_dead" in md

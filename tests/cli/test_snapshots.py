@@ -56,13 +56,13 @@ def test_report_snapshot(
     fmt: str, name: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     proc = slim("report", ROOT, "--format", fmt, cache=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     _check(name, proc.stdout, request)
 
 
 def test_review_snapshot(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     proc = slim("review", ROOT, "--format", "markdown", cache=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     _check("review.md", proc.stdout, request)
 
 
@@ -80,7 +80,7 @@ def test_cleanup_snapshot(tmp_path: Path, request: pytest.FixtureRequest) -> Non
 def test_report_markdown_review_and_cleanup_agree_on_the_saving(tmp_path: Path) -> None:
     """One planner: the global saving of every cut over the same roots is one figure."""
     rep = slim("report", *ALL_ROOTS, "--format", "json", cache=tmp_path)
-    assert rep.returncode == 0, rep.stderr
+    assert rep.returncode == 1, rep.stderr
     total = json.loads(rep.stdout)["savings"]["total"]
     assert total["targets_removed"] > 0
     findings = json.loads(rep.stdout)["findings"]

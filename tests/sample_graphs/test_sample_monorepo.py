@@ -317,7 +317,7 @@ def test_report_from_the_repo_root_finds_exactly_the_planted_dead_edges() -> Non
         text=True,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     findings = json.loads(proc.stdout)["findings"]
     removable = {(f["code"], f["target"], f["dep"]) for f in findings if f["removable"]}
     assert removable == expected  # nothing else: not registry, mathutil, weakhooks, lazy_lib
@@ -335,7 +335,7 @@ def test_review_from_the_repo_root_reports_only_the_new_dead_edge() -> None:
         text=True,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     findings = json.loads(proc.stdout)["findings"]
     removable = {(f["code"], f["target"], f["dep"]) for f in findings if f["removable"]}
     assert removable == {("SLIM002", "//serving:cpu_server", "//native/old_codec:old_codec")}

@@ -1,0 +1,91 @@
+"""Options a linter user expects: strict selectors and gates, linter exit codes, config
+typos caught with FILE:LINE, missing inputs said in one line (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ROOT = "//serving:cpu_server"
+
+
+def slim(*args: str, cwd: Path = REPO, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SLIM_CACHE_DIR": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "slim", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    return proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--select", "SLIM0002"), "did you mean SLIM002?"),
+        (("--select", "F401"), "expected a rule code or prefix"),
+        (("--ignore", "SLIM8"), "expected a rule code or prefix"),
+        (("--fail-on", "hihg"), "did you mean high?"),
+        (("--fail-on", "SLIM0001"), "did you mean SLIM001?"),
+        (("--cuda-archs", "sm80"), "expected an architecture such as sm_80"),
+    ],
+)
+def test_bad_selectors_and_gates_are_usage_errors(
+    args: tuple[str, ...], says: str, tmp_path: Path
+) -> None:
+    assert says in _one_line_error(slim("report", ROOT, *args, cache=tmp_path))
+
+
+def test_selectors_take_prefixes_and_any_case(tmp_path: Path) -> None:
+    proc = slim("report", ROOT, "--select", "slim00", "--format", "json", cache=tmp_path)
+    codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert codes == {"SLIM002", "SLIM003"}
+    proc = slim("report", ROOT, "--ignore", "SLIM9,slim003", "--format", "json", cache=tmp_path)
+    assert {f["code"] for f in json.loads(proc.stdout)["findings"]} == {"SLIM002"}
+
+
+def test_exit_codes_like_a_linter(tmp_path: Path) -> None:
+    assert slim("report", ROOT, cache=tmp_path).returncode == 1  # removable findings exist
+    assert slim("report", ROOT, "--exit-zero", cache=tmp_path).returncode == 0
+    assert slim("report", ROOT, "--fail-on", "HIGH", cache=tmp_path).returncode == 1
+    assert slim("report", ROOT, "--fail-on", "SLIM004", cache=tmp_path).returncode == 0
+    assert slim("report", ROOT, "--select", "SLIM001", cache=tmp_path).returncode == 0
+
+
+def test_missing_graph_is_bad_input_not_an_internal_error(tmp_path: Path) -> None:
+    err = _one_line_error(slim("report", "//a", "--graph", "nope.json", cache=tmp_path))
+    assert "nope.json: expected a graph export, found no such file or directory" in err
+
+
+def test_config_typo_in_any_table_names_its_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "slim.toml"
+    cfg.write_text('graph = "g.json"\n\n[revisions.head]\ngraph = "h.json"\nlinkmpa = "x"\n')
+    err = _one_line_error(slim("report", "//a", "--config", str(cfg), cache=tmp_path))
+    assert f"{cfg}:5: expected one of" in err
+    assert "unknown key 'linkmpa' (did you mean 'linkmap'?)" in err
+    cfg.write_text('graph = "g.json"\nselect = ["SLIM0002"]\n')
+    (tmp_path / "g.json").write_text((REPO / "tests/data/bazel/cquery.jsonproto.json").read_text())
+    err = _one_line_error(slim("report", "//py:tool", "--config", str(cfg), cache=tmp_path))
+    assert "select SLIM0002: expected a rule code or prefix" in err
+
+
+def test_verify_checks_its_tools_before_building(tmp_path: Path) -> None:
+    err = _one_line_error(
+        slim("verify", ROOT, "--build-cmd", "no-such-build-tool-xyz all", cache=tmp_path)
+    )
+    assert "no-such-build-tool-xyz is not on PATH" in err
