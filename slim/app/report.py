@@ -10,7 +10,12 @@ REPORT_FORMATS = ("text", "json", "markdown", "sarif", "buildozer", "dot", "csv"
 FAIL_LEVELS = {"high": 3, "medium": 2, "low": 1}
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, verbosity: int = 1, statistics: bool = False) -> str:
+    """The report in `fmt`; the text output honours `verbosity` and `statistics`."""
+    if fmt == "text":
+        from slim.render.text import TextOptions, render_text
+
+        return render_text(report, TextOptions(verbosity, statistics))
     from slim.render import get_renderer
 
     buf = io.StringIO()

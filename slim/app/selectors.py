@@ -50,8 +50,7 @@ def check_fail_on(where: str, value: str | None, codes: Iterable[str]) -> str | 
     if any(re.fullmatch(r"[A-Za-z]+\d+", p.strip()) for p in parts):
         return ",".join(check_selectors(where, parts, codes))
     raise UsageError(
-        f"{where} {value}: expected high, medium, low, any or rule codes"
-        f"{_hint(level, FAIL_LEVELS)}"
+        f"{where} {value}: expected high, medium, low, any or rule codes{_hint(level, FAIL_LEVELS)}"
     )
 
 

@@ -53,15 +53,27 @@ def _fail_on(f: Any) -> Any:
 @_output
 @_fail_on
 @rule_options
-def report(targets: tuple[str, ...], fmt: str, output: str | None, **kw: Any) -> int:
-    """Analyze TARGET(s): closure, evidence, dead edges, proposed cuts."""
+@click.option("-v", "--verbose", count=True, help="Every evidence line, file and note.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the one-line summary.")
+@click.option("--statistics", is_flag=True, help="Counts of findings by rule code.")
+def report(
+    targets: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    verbose: int,
+    quiet: bool,
+    statistics: bool,
+    **kw: Any,
+) -> int:
+    """Analyze TARGET(s): the removable cuts by saving, what was kept, missing evidence."""
     from slim.app.report import fails, render
     from slim.app.session import Session
 
     session = Session(request_from(kw))
     gate = session.fail_on(kw["fail_on"])
     rep = session.report(session.select_roots(targets))
-    write_output(render(rep, fmt), Path(output) if output else None)
+    verbosity = 0 if quiet else 1 + verbose
+    write_output(render(rep, fmt, verbosity, statistics), Path(output) if output else None)
     return EXIT_FINDINGS if fails(rep, gate, kw["exit_zero"]) else EXIT_OK
 
 

@@ -1,23 +1,58 @@
-"""Terminal report: the closure, what evidence was given, and the findings by edge."""
+"""Terminal report, the important thing first: removable cuts by saving, then what was kept
+(grouped, shortened), then one line per missing evidence kind, then a one-line summary.
+
+`verbosity`: 0 prints the summary only (`--quiet`), 1 the default, 2 every evidence line
+and every file (`--verbose`). Long lists are cut with a count and how to see the rest.
+"""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import TextIO
 
 from slim.model.findings import Finding
 from slim.model.report import Report
 from slim.render._format import edge, proposal_phrase, saving_phrase, where
 
+#: At the default verbosity: removable findings shown in full, kept groups listed.
+MAX_REMOVABLE = 25
+MAX_KEPT = 15
+MAX_FILES = 3
 
-def _finding_lines(f: Finding) -> list[str]:
-    flag = "removable" if f.removable else "keep"
-    head = f"  {f.code} {f.name}  {edge(f)}  [{f.verdict}, {f.confidence.value}, {flag}]"
+
+@dataclass(frozen=True)
+class TextOptions:
+    verbosity: int = 1
+    statistics: bool = False
+
+
+def _saving_key(f: Finding) -> tuple[float, int, int, tuple[str, ...]]:
+    s = f.saving
+    if s is None:
+        return (0.0, 0, 0, f.sort_key)
+    return (-s.seconds, -s.targets_removed, -s.bytes, f.sort_key)
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    head = text.split(". ", 1)[0].rstrip(".")
+    return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
+def _removable_lines(f: Finding, verbose: bool) -> list[str]:
+    head = f"  {f.code} {edge(f)}  [{f.verdict}, {f.confidence.value}]"
+    if f.saving is not None:
+        head += f"  saves {f.saving.seconds:.1f} s"
     lines = [head, f"      {f.message}"]
     if f.details is not None:
         lines.extend(f"      {x}" for x in f.details.text_lines())
-    if f.location is not None:
-        lines.append(f"      declared at {f.dep_location or f.location}")
-    lines.extend(f"      evidence: {where(e)}: {e.detail}" for e in f.evidence)
+    loc = f.dep_location or f.location
+    if loc is not None:
+        lines.append(f"      declared at {loc}")
+    shown = f.evidence if verbose else f.evidence[:2]
+    lines.extend(f"      evidence: {where(e)}: {e.detail}" for e in shown)
+    if len(f.evidence) > len(shown):
+        lines.append(f"      … {len(f.evidence) - len(shown)} more evidence lines (-v)")
     if f.saving is not None:
         lines.append(f"      saving: {saving_phrase(f.saving)}")
     if f.fix is not None:
@@ -25,48 +60,120 @@ def _finding_lines(f: Finding) -> list[str]:
     return lines
 
 
-def render(report: Report, out: TextIO) -> None:
-    lines: list[str] = []
-    for r in report.roots:
-        lines.append(f"{r.label} ({r.kind or 'unknown kind'})")
-        lines.append(
-            f"  closure: {r.targets} targets, {r.edges} edges; {len(r.direct_deps)} direct deps"
-        )
-        if r.edges_by_attribute:
-            attrs = ", ".join(f"{k} {v}" for k, v in r.edges_by_attribute)
-            lines.append(f"  edges by attribute: {attrs}")
-    lines.append("")
-    lines.append("evidence:")
+def _kept_lines(kept: list[Finding], verbose: bool) -> list[str]:
+    """Kept findings, one line per (code, dep, verdict), the most repeated first: repeated
+    ones name their targets."""
+    groups: dict[tuple[str, str, str], list[Finding]] = defaultdict(list)
+    for f in kept:
+        groups[(f.code, f.dep or f.target, f.verdict)].append(f)
+    lines = []
+    items = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    shown = items if verbose else items[:MAX_KEPT]
+    for (code, dep, verdict), fs in shown:
+        f = fs[0]
+        if len(fs) == 1:
+            lines.append(f"  {code} {edge(f)}  [{verdict}, {f.confidence.value}]")
+        else:
+            who = sorted({x.target for x in fs})
+            listed = ", ".join(who[:MAX_FILES]) + (
+                f", … {len(who) - MAX_FILES} more" if len(who) > MAX_FILES else ""
+            )
+            lines.append(f"  {code} {dep}  [{verdict}] from {len(who)} targets: {listed}")
+        lines.append(f"      {f.message if verbose else _first_sentence(f.message)}")
+    if len(items) > len(shown):
+        lines.append(f"  … and {len(items) - len(shown)} more (-v, or --format json)")
+    return lines
+
+
+def _files(files: tuple[str, ...], verbose: bool) -> str:
+    if verbose or len(files) <= MAX_FILES:
+        return ", ".join(files)
+    kinds = Counter("archive" if f.endswith(".a") else "file" for f in files)
+    return ", ".join(f"{n} {k}{'' if n == 1 else 's'}" for k, n in sorted(kinds.items()))
+
+
+def _evidence_lines(report: Report, verbose: bool) -> list[str]:
+    lines = []
     for e in report.evidence:
-        mark = "given  " if e.given else "MISSING"
-        files = f": {', '.join(e.files)}" if e.files else ""
-        note = f" ({e.note})" if e.note else ""
-        lines.append(f"  {mark} {e.kind:8} {e.description}{files}{note}")
-    lines.append("")
-    if report.findings:
-        removable = len(report.removable)
-        lines.append(f"findings: {len(report.findings)} ({removable} removable)")
-        for f in report.findings:
-            lines.extend(_finding_lines(f))
-    else:
-        lines.append("findings: none")
-    total = report.savings.total
-    if total.targets_removed or total.seconds or total.bytes:
-        lines.append("")
-        lines.append(f"saving of every removable cut at once: {saving_phrase(total)}")
-    if report.proposals:
-        lines.append("")
-        lines.append("proposals:")
+        if not e.given:
+            lines.append(f"  MISSING {e.kind}: {e.description}")
+        elif verbose:
+            note = f" ({e.note})" if e.note else ""
+            lines.append(f"  given   {e.kind}: {', '.join(e.files)}{note}")
+    given = [f"{e.kind} ({_files(e.files, False)})" for e in report.evidence if e.given]
+    if given and not verbose:
+        lines.append(f"  given: {'; '.join(given)}")
+    return lines
+
+
+def summary_line(report: Report) -> str:
+    """`3 findings, 2 removable; saving 12.1 s compile, …` (the totals every output shows)."""
+    n, r = len(report.findings), len(report.removable)
+    line = f"{n} finding{'' if n == 1 else 's'}, {r} removable"
+    if report.suppressed:
+        line += f", {len(report.suppressed)} suppressed"
+    if r:
+        line += f"; saving of every removable cut at once: {saving_phrase(report.savings.total)}"
+    return line
+
+
+def _statistics(report: Report) -> list[str]:
+    counts = Counter((f.code, f.name) for f in report.findings)
+    removable = Counter(f.code for f in report.removable)
+    return [
+        f"{n:6}  {code} {name}  ({removable[code]} removable)"
+        for (code, name), n in sorted(counts.items())
+    ]
+
+
+def render_text(report: Report, opts: TextOptions) -> str:
+    verbose = opts.verbosity >= 2
+    lines: list[str] = []
+    if opts.verbosity >= 1:
+        lines.extend(_body(report, verbose))
+    if opts.statistics:
+        lines.extend(["statistics:", *_statistics(report), ""])
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def _body(report: Report, verbose: bool) -> list[str]:
+    lines = []
+    for r in report.roots:
+        lines.append(
+            f"{r.label} ({r.kind or 'unknown kind'}): {r.targets} targets, {r.edges} edges, "
+            f"{len(r.direct_deps)} direct deps"
+        )
+    removable = sorted(report.removable, key=_saving_key)
+    if removable:
+        shown = removable if verbose else removable[:MAX_REMOVABLE]
+        lines += ["", f"removable ({len(removable)}, largest saving first):"]
+        for f in shown:
+            lines.extend(_removable_lines(f, verbose))
+        if len(removable) > len(shown):
+            lines.append(f"  … and {len(removable) - len(shown)} more (-v, or --format json)")
+    kept = [f for f in report.findings if not f.removable]
+    if kept:
+        lines += ["", f"kept ({len(kept)}):", *_kept_lines(kept, verbose)]
+    if report.proposals and verbose:
+        lines += ["", "proposals:"]
         for p in report.proposals:
             lines.append(f"  {p.target}: {proposal_phrase(p)}")
             lines.extend(f"    {x.command}" for x in p.fixes)
     if report.suppressed:
-        lines.append("")
-        lines.append(f"suppressed: {len(report.suppressed)} (kept on purpose)")
+        lines += ["", f"suppressed ({len(report.suppressed)}, kept on purpose):"]
         for f in report.suppressed:
             why = f.suppression
             reason, by = (why.reason, why.by) if why is not None else ("", "")
             lines.append(f"  {f.code} {edge(f)}: {reason} ({by})")
-    for n in report.notes:
-        lines.append(f"note: {n}")
-    out.write("\n".join(lines) + "\n")
+    lines += ["", "evidence:", *_evidence_lines(report, verbose)]
+    notes = report.notes if verbose else report.notes[:3]
+    lines.extend(f"note: {n}" for n in notes)
+    if len(report.notes) > len(notes):
+        lines.append(f"note: … {len(report.notes) - len(notes)} more (-v)")
+    lines.append("")
+    return lines
+
+
+def render(report: Report, out: TextIO) -> None:
+    out.write(render_text(report, TextOptions()))

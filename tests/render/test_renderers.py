@@ -359,3 +359,49 @@ def test_byte_identical_across_processes(tmp_path: Path) -> None:
     for fmt, text in zip(parts[0::2], parts[1::2], strict=False):
         golden = GOLDEN / f"report.{EXTENSIONS[fmt.decode()]}"
         assert text == golden.read_bytes(), fmt
+
+
+def test_text_puts_removable_first_groups_kept_and_ends_with_the_summary() -> None:
+    from slim.render.text import MAX_KEPT, TextOptions, render_text
+
+    base = canonical_report()
+    kept = [
+        Finding(
+            code="SLIM901",
+            name="python-ownership-unknown",
+            target=f"//app:t{i}",
+            dep="//third_party/py:numpy",
+            verdict="ownership-unknown",
+            message="numpy provides no Python modules slim can see. Pass --site-packages.",
+            confidence=Confidence.LOW,
+            removable=False,
+            root=ROOT,
+        )
+        for i in range(6)
+    ]
+    many = [
+        Finding("SLIM002", "x", ROOT, f"//lib:k{i}", "kept", "m", Confidence.LOW, False, root=ROOT)
+        for i in range(MAX_KEPT + 5)
+    ]
+    rep = Report.create(
+        roots=list(base.roots),
+        inputs=[],
+        evidence=list(base.evidence),
+        findings=[*base.findings, *kept, *many],
+        rules=list(base.rules),
+        savings=base.savings,
+    )
+    text = render_text(rep, TextOptions())
+    lines = text.splitlines()
+    assert lines[2].startswith("removable (2, largest saving first):")
+    assert text.index("removable (") < text.index("\nkept (") < text.index("\nevidence:\n")
+    assert lines[-1].startswith(f"{len(rep.findings)} findings, 2 removable; saving")
+    one = [x for x in lines if "//third_party/py:numpy" in x]
+    assert one == ["  SLIM901 //third_party/py:numpy  [ownership-unknown] from 6 targets: "
+                   "//app:t0, //app:t1, //app:t2, … 3 more"]  # fmt: skip
+    assert "… and 8 more (-v, or --format json)" in text  # 23 groups, 15 shown
+    full = render_text(rep, TextOptions(verbosity=2))
+    assert "//lib:k19" in full
+    assert render_text(rep, TextOptions(verbosity=0)) == lines[-1] + "\n"
+    stats = render_text(rep, TextOptions(verbosity=0, statistics=True))
+    assert "     6  SLIM901 python-ownership-unknown  (0 removable)" in stats
