@@ -143,6 +143,8 @@ class Session:
         for lab in labels:
             i = self.graph.lookup(lab)
             if i is None:
+                i = self._typed_form(lab)
+            if i is None:
                 import difflib
 
                 near = near_labels(self.graph.labels, lab)
@@ -151,6 +153,22 @@ class Session:
                 raise UsageError(f"target {lab} is not in the graph{hint}")
             ids.append(i)
         return ids
+
+    def _typed_form(self, wanted: str) -> int | None:
+        """A label as users type it: `//pkg:name` on a Buck2 graph (`root//pkg:name`, the
+        one cell that has it) or a bare CMake target name (`//dir:name`); ambiguity is a
+        usage error naming the candidates."""
+        labels = self.graph.labels
+        if wanted.startswith("//"):
+            cands = [x for x in labels if x.endswith(wanted) and x.find("//") > 0]
+        elif "//" not in wanted and ":" not in wanted:
+            cands = [x for x in labels if x.rsplit(":", 1)[-1] == wanted and "//" in x]
+        else:
+            return None
+        if len(cands) > 1:
+            shown = ", ".join(sorted(cands)[:5])
+            raise UsageError(f"target {wanted} is ambiguous: it could be {shown}")
+        return self.graph.lookup(cands[0]) if cands else None
 
     def select_roots(self, targets: Sequence[str]) -> list[int]:
         """The roots of this run: `targets`, else the config's `roots`."""

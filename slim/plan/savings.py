@@ -176,6 +176,10 @@ def price(
     the link change of `root` if given; seconds rounded to the log's millisecond."""
     ids, new = _ids(removed), _ids(added)
     compile_s, basis = _compile(model, ids)
+    if model.actions and len(ids) and not (model.arrays(ids)[2] == CODE_MEASURED).any():
+        shown = ", ".join(model.graph.labels[i] for i in ids.tolist()[:3])
+        more = f" and {len(ids) - 3} more" if len(ids) > 3 else ""
+        basis = f"not measured (the timings cover no action of {shown}{more}); {basis}"
     if len(new):
         compile_s -= _compile(model, new)[0]
     link_s, link_basis = 0.0, ""

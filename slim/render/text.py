@@ -139,6 +139,12 @@ def render_text(report: Report, opts: TextOptions) -> str:
 
 def _body(report: Report, verbose: bool) -> list[str]:
     lines = []
+    t = report.timings
+    if t is not None and t.actions and t.attributed * 2 < t.actions:
+        lines.append(
+            f"warning: {t.unattributed} of {t.actions} actions in the timings match no target "
+            "of the graph: timings of a different build? Savings fall back to the model."
+        )
     for r in report.roots:
         lines.append(
             f"{r.label} ({r.kind or 'unknown kind'}): {r.targets} targets, {r.edges} edges, "

@@ -89,3 +89,40 @@ def test_verify_checks_its_tools_before_building(tmp_path: Path) -> None:
         slim("verify", ROOT, "--build-cmd", "no-such-build-tool-xyz all", cache=tmp_path)
     )
     assert "no-such-build-tool-xyz is not on PATH" in err
+
+
+def test_label_forms_users_type(tmp_path: Path) -> None:
+    """`//bin:the_binary` finds Buck2's `root//bin:the_binary`; a bare CMake target name
+    finds its `//dir:name`; a name two targets share is an error naming both."""
+    buck = REPO / "tests/data/buck2/cquery_attributes.json"
+    proc = slim(
+        "report", "//bin:the_binary", "--graph", str(buck), "--config", "/dev/null",
+        "--format", "json", "--exit-zero", cache=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert [r["label"] for r in json.loads(proc.stdout)["roots"]] == ["root//bin:the_binary"]
+    reply = REPO / "sample_graphs/monorepo/exports/cmake/reply"
+    proc = slim(
+        "report", "cpu_server", "--graph", str(reply), "--config", "/dev/null", "--format",
+        "json", "--exit-zero", cache=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert [r["label"] for r in json.loads(proc.stdout)["roots"]] == ["//serving:cpu_server"]
+    two = tmp_path / "g.dot"
+    two.write_text(
+        'digraph mygraph {\n  node [shape=box];\n  "//a:tool"\n  "//a:tool" -> "//b:lib"\n'
+        '  "//c:tool"\n  "//c:tool" -> "//b:lib"\n  "//b:lib"\n}\n'
+    )
+    err = _one_line_error(slim("report", "tool", "--graph", str(two), cache=tmp_path))
+    assert "target tool is ambiguous: it could be //a:tool, //c:tool" in err
+
+
+def test_timings_of_another_build_are_not_measured_zero(tmp_path: Path) -> None:
+    log = tmp_path / "other.ninja_log"
+    log.write_text("# ninja log v5\n0\t1000\t0\tfoo/bar.o\tabc\n0\t2000\t0\tbaz/qux.o\tdef\n")
+    proc = slim("report", ROOT, "--timings", str(log), "--exit-zero", cache=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: 2 of 2 actions in the timings match no target" in proc.stdout
+    legacy = "not measured (the timings cover no action of //native/legacy_io:legacy_io)"
+    assert legacy in proc.stdout
+    assert "(measured" not in proc.stdout
