@@ -215,7 +215,8 @@ class Outcome:
 
 
 def _mark(f: Finding, keep: Keep) -> Finding:
-    return dataclasses.replace(f, suppression=Suppression(keep.where, keep.reason, keep.in_source))
+    why = Suppression(keep.where, keep.reason, keep.in_source, keep.source)
+    return dataclasses.replace(f, suppression=why)
 
 
 def _with_dep_line(f: Finding, found: tuple[str, int, str] | None) -> Finding:

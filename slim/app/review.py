@@ -219,4 +219,5 @@ def run_review(
     labels = list(targets) or list(cfg.roots)
     if not labels:
         raise UsageError("no target: pass TARGET or name `roots` in the config")
-    return review(sessions["base"].graph, sessions["head"].graph, labels, side)
+    rep = review(sessions["base"].graph, sessions["head"].graph, labels, side)
+    return sessions["head"].localized(rep)

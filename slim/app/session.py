@@ -43,6 +43,7 @@ class Request:
     cpu_only: bool | None = None
     cuda_archs: tuple[str, ...] = ()
     site_packages: tuple[Path, ...] = ()
+    repo_root: Path | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
 
@@ -313,10 +314,29 @@ class Session:
         )
 
     def report(self, ids: Sequence[int]) -> Report:
-        """The planned report of `ids`."""
+        """The planned report of `ids`, its locations in this workspace."""
         from slim.analysis.engine import build_report
 
-        return build_report(self.graph, self.root_inputs(ids), self.analysis(ids))
+        return self.localized(build_report(self.graph, self.root_inputs(ids), self.analysis(ids)))
+
+    def localized(self, report: Report) -> Report:
+        """Locations from an export made on another machine (`/src/x/serving/BUILD`) mapped
+        into the workspace (`serving/BUILD`), and the workspace's place in the repository."""
+        import dataclasses
+
+        from slim.app.locations import Localizer, source_root
+
+        ws = next((self.options_for(r.label).workspace for r in report.roots), None)
+        ws = ws or self.config.workspace
+        if ws is None:
+            return report
+        loc = Localizer(ws)
+        return dataclasses.replace(
+            report,
+            findings=tuple(loc.finding(f) for f in report.findings),
+            suppressed=tuple(loc.finding(f) for f in report.suppressed),
+            source_root=source_root(ws, self.request.repo_root),
+        )
 
 
 def must_exist(path: Path, what: str) -> None:

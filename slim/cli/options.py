@@ -87,6 +87,12 @@ def evidence_options(f: F) -> F:
         help="Where third-party Python distributions are installed (dist-info RECORD).",
     )(f)
     f = click.option(
+        "--repo-root",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Repository root for SARIF URIs (default: git's, from the workspace).",
+    )(f)
+    f = click.option(
         "--cpu-only/--no-cpu-only",
         default=None,
         help="Treat the root(s) as CPU-only binaries (overrides tags/config).",
@@ -121,6 +127,7 @@ def request_from(kw: Mapping[str, Any], graphs: tuple[str, ...] | None = None) -
         cpu_only=kw.get("cpu_only"),
         cuda_archs=tuple(a.strip() for a in archs.split(",") if a.strip()),
         site_packages=tuple(Path(p) for p in kw.get("site_packages", ())),
+        repo_root=Path(kw["repo_root"]) if kw.get("repo_root") else None,
         select=_codes(kw.get("select", "")),
         ignore=_codes(kw.get("ignore", "")),
     )

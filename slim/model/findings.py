@@ -122,6 +122,8 @@ class Suppression:
     reason: str = ""
     in_source: bool = True
     """A `# slim: keep` comment in a BUILD file (else a config `keep` entry)."""
+    path: str = ""
+    """The file `by` names (the BUILD file or the config)."""
 
 
 @dataclass(frozen=True, slots=True)

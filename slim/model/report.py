@@ -121,6 +121,9 @@ class Report:
     timings: TimingCoverage | None = None
     suppressed: tuple[Finding, ...] = ()
     review: ReviewSummary | None = None
+    source_root: str = ""
+    """The workspace relative to the repository root (`sample_graphs/monorepo`): locations
+    are relative to the workspace, code-scanning URIs to the repository root."""
 
     @staticmethod
     def create(

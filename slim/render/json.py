@@ -80,6 +80,7 @@ def finding_to_dict(f: Finding) -> dict[str, JSON]:
         if f.suppression is None
         else {
             "by": f.suppression.by,
+            "path": f.suppression.path,
             "reason": f.suppression.reason,
             "in_source": f.suppression.in_source,
         },

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TextIO
 from urllib.parse import quote
@@ -39,30 +40,41 @@ def _workspace(report: Report) -> str | None:
     return None
 
 
-def uri(path: str, workspace: str | None) -> tuple[str, str | None]:
-    """(uri, uriBaseId) for a location path."""
+def uri(path: str, workspace: str | None, source_root: str = "") -> tuple[str, str | None]:
+    """(uri, uriBaseId) for a location path: relative to the repository root (`%SRCROOT%`)
+    when it lies in the workspace, else a `file://` URI."""
     p = PurePosixPath(path.replace("\\", "/"))
     if workspace and p.is_absolute():
         with contextlib.suppress(ValueError):
             p = p.relative_to(workspace)
     if p.is_absolute():
         return "file://" + quote(p.as_posix(), safe="/"), None
+    if source_root:
+        p = PurePosixPath(source_root) / p
     return quote(p.as_posix(), safe="/"), "%SRCROOT%"
 
 
-def _artifact(path: str, workspace: str | None) -> JsonObj:
-    u, base = uri(path, workspace)
+@dataclass(frozen=True)
+class _Where:
+    """How a report's paths map to URIs: its workspace, and that under the repository."""
+
+    workspace: str | None
+    source_root: str = ""
+
+
+def _artifact(path: str, where: _Where) -> JsonObj:
+    u, base = uri(path, where.workspace, where.source_root)
     out: JsonObj = {"uri": u}
     if base is not None:
         out["uriBaseId"] = base
     return out
 
 
-def _location(f: Finding, workspace: str | None) -> JsonObj | None:
+def _location(f: Finding, where: _Where) -> JsonObj | None:
     loc = f.dep_location or f.location
     if loc is None:
         return None
-    phys: JsonObj = {"artifactLocation": _artifact(loc.path, workspace)}
+    phys: JsonObj = {"artifactLocation": _artifact(loc.path, where)}
     if loc.line is not None and loc.line >= 1:
         phys["region"] = {"startLine": loc.line}
     elif loc.offset is not None:
@@ -70,7 +82,7 @@ def _location(f: Finding, workspace: str | None) -> JsonObj | None:
     return {"physicalLocation": phys}
 
 
-def _fixes(f: Finding, workspace: str | None) -> list[JsonObj]:
+def _fixes(f: Finding, where: _Where) -> list[JsonObj]:
     loc = f.dep_location
     if (
         f.fix is None
@@ -87,7 +99,7 @@ def _fixes(f: Finding, workspace: str | None) -> list[JsonObj]:
             "description": {"text": f"Remove {f.dep} from {f.target} (or run: {f.fix.command})"},
             "artifactChanges": [
                 {
-                    "artifactLocation": _artifact(loc.path, workspace),
+                    "artifactLocation": _artifact(loc.path, where),
                     "replacements": [
                         {
                             "deletedRegion": {
@@ -104,7 +116,7 @@ def _fixes(f: Finding, workspace: str | None) -> list[JsonObj]:
     ]
 
 
-def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> JsonObj:
+def _result(f: Finding, rule_index: dict[str, int], where: _Where) -> JsonObj:
     text = f.message
     if f.fix is not None:
         text += f"\nFix: {f.fix.command}"
@@ -127,11 +139,11 @@ def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> Js
             ],
         },
     }
-    loc = _location(f, workspace)
+    loc = _location(f, where)
     res["locations"] = [
         ({} if loc is None else loc) | {"logicalLocations": [logical]},
     ]
-    fixes = _fixes(f, workspace)
+    fixes = _fixes(f, where)
     if fixes:
         res["fixes"] = fixes
     if f.suppression is not None:
@@ -140,9 +152,7 @@ def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> Js
                 "kind": "inSource" if f.suppression.in_source else "external",
                 "justification": f.suppression.reason,
                 "location": {
-                    "physicalLocation": {
-                        "artifactLocation": _artifact(f.suppression.by.rsplit(":", 1)[0], workspace)
-                    }
+                    "physicalLocation": {"artifactLocation": _artifact(f.suppression.path, where)}
                 },
             }
         ]
@@ -150,7 +160,7 @@ def _result(f: Finding, rule_index: dict[str, int], workspace: str | None) -> Js
 
 
 def to_sarif(report: Report) -> JsonObj:
-    workspace = _workspace(report)
+    where = _Where(_workspace(report), report.source_root)
     codes = {r.code for r in report.rules}
     extra = sorted({f.code for f in (*report.findings, *report.suppressed)} - codes)
     rules: list[JsonObj] = [
@@ -165,7 +175,7 @@ def to_sarif(report: Report) -> JsonObj:
     ]
     rules.extend({"id": c, "shortDescription": {"text": c}} for c in extra)
     rule_index = {str(r["id"]): i for i, r in enumerate(rules)}
-    results = [_result(f, rule_index, workspace) for f in (*report.findings, *report.suppressed)]
+    results = [_result(f, rule_index, where) for f in (*report.findings, *report.suppressed)]
     run: JsonObj = {
         "tool": {
             "driver": {

@@ -126,3 +126,28 @@ def test_timings_of_another_build_are_not_measured_zero(tmp_path: Path) -> None:
     legacy = "not measured (the timings cover no action of //native/legacy_io:legacy_io)"
     assert legacy in proc.stdout
     assert "(measured" not in proc.stdout
+
+
+def test_locations_resolve_in_the_workspace_and_sarif_is_repository_relative(
+    tmp_path: Path,
+) -> None:
+    from slim.app.locations import Localizer, source_root
+    from slim.model.graph import Location
+
+    ws = tmp_path / "repo" / "mono"
+    (ws / "serving").mkdir(parents=True)
+    (ws / "serving" / "BUILD").write_text("")
+    loc = Localizer(ws).location(Location("/src/mlinfra/serving/BUILD", 15))
+    assert loc == Location("serving/BUILD", 15)
+    assert Localizer(ws).path("/src/mlinfra/nowhere/BUILD") == "/src/mlinfra/nowhere/BUILD"
+    assert source_root(ws, tmp_path / "repo") == "mono"
+    proc = slim("report", ROOT, "--format", "sarif", "--exit-zero", cache=tmp_path)
+    results = json.loads(proc.stdout)["runs"][0]["results"]
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in results
+        for loc in r["locations"]
+        if "physicalLocation" in loc
+    }
+    assert uris == {"sample_graphs/monorepo/serving/CMakeLists.txt"}
+    assert all((REPO / u).is_file() for u in uris)

@@ -148,7 +148,9 @@ def canonical_findings() -> tuple[list[Finding], list[Finding]]:
         attribute="deps",
         location=Location("py/apps/BUILD", 3),
         dep_location=Location("py/apps/BUILD", 8),
-        suppression=Suppression("py/apps/BUILD:8", "loaded by name at runtime", in_source=True),
+        suppression=Suppression(
+            "py/apps/BUILD:8", "loaded by name at runtime", in_source=True, path="py/apps/BUILD"
+        ),
     )
     return [safe, unsafe, missing, unicode], [suppressed]
 

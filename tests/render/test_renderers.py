@@ -221,6 +221,7 @@ def test_json_lists_suppressed(report: Report) -> None:
         "by": "py/apps/BUILD:8",
         "reason": "loaded by name at runtime",
         "in_source": True,
+        "path": "py/apps/BUILD",
     }
 
 
