@@ -80,6 +80,8 @@ def _kept_lines(kept: list[Finding], verbose: bool) -> list[str]:
             )
             lines.append(f"  {code} {dep}  [{verdict}] from {len(who)} targets: {listed}")
         lines.append(f"      {f.message if verbose else _first_sentence(f.message)}")
+        if verbose and f.details is not None:
+            lines.extend(f"      {x}" for x in f.details.text_lines())
     if len(items) > len(shown):
         lines.append(f"  … and {len(items) - len(shown)} more (-v, or --format json)")
     return lines
