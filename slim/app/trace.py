@@ -94,11 +94,21 @@ def _slim_trace_install():
             f.write('{"import": %s, "importer": %s, "importer_line": %d}\n'
                     % (q(name), q(fr.f_globals.get("__name__") or ""), fr.f_lineno or 0))
 
+    files = set()
+
     def hook(event, args):
         # Never let the recorder change the program: any failure here is swallowed.
         if event == "import":
             try:
                 record(args[0], args)
+            except Exception:
+                pass
+        elif event == "exec":
+            try:
+                fn = args[0].co_filename
+                if fn not in files and not fn.startswith("<"):
+                    files.add(fn)
+                    f.write('{"exec": %s}\n' % q(os.path.abspath(fn)))
             except Exception:
                 pass
 

@@ -60,6 +60,14 @@ class ImportTrace:
     python: str = ""
     exit_codes: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
+    #: Python files the runs executed (`-v` code objects, `exec` audit events), with or
+    #: without an import: a plugin loaded from a path shows up only here.
+    files: tuple[str, ...] = ()
+
+    @property
+    def sees_importlib(self) -> bool:
+        """`-X importtime` prints no row for `importlib.import_module` loads or executed files."""
+        return all(f != "python-importtime" for f in self.format.split("+"))
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -107,6 +115,7 @@ class TraceAccumulator:
         self._import_line: dict[str, int] = {}
         self.exit_codes: list[int] = []
         self.notes: list[str] = []
+        self.files: set[str] = set()
 
     def start_run(self) -> None:
         self.runs += 1
@@ -187,6 +196,7 @@ class TraceAccumulator:
             python=self.python,
             exit_codes=tuple(self.exit_codes),
             notes=tuple(dict.fromkeys(self.notes)),
+            files=tuple(sorted(self.files)),
         )
 
 
@@ -221,7 +231,19 @@ def merge_traces(traces: Sequence[ImportTrace], path: str = "") -> ImportTrace:
         python=",".join(sorted({t.python for t in traces if t.python})),
         exit_codes=tuple(c for t in traces for c in t.exit_codes),
         notes=tuple(dict.fromkeys(n for t in traces for n in t.notes)),
+        files=tuple(sorted({f for t in traces for f in t.files})),
     )
+
+
+def source_file(path: str) -> str:
+    """The source a trace's file names: `/x/pkg/__pycache__/m.cpython-311.pyc` -> `/x/pkg/m.py`."""
+    p = path.replace("\\", "/")
+    if "/__pycache__/" in p:
+        d, _, fname = p.rpartition("/__pycache__/")
+        return f"{d}/{fname.split('.', 1)[0]}.py"
+    if p.endswith(".pyc"):
+        return p[:-1]
+    return p
 
 
 def module_prefixes(name: str) -> Iterable[str]:
@@ -249,6 +271,7 @@ class StaticImport(NamedTuple):
     optional: bool = False
     typing: bool = False
     dynamic: bool = False
+    via: str = ""
 
     @property
     def kind(self) -> str:
@@ -274,7 +297,7 @@ class StaticImport(NamedTuple):
     def describe(self) -> str:
         text = f"from {self.module} import {', '.join(self.names)}" if self.names else self.module
         if self.dynamic:
-            text = f'import_module("{self.module}")'
+            text = f'{self.via or "import_module"}("{self.module}")'
         elif not self.names:
             text = f"import {text}"
         return f"{text} ({self.kind})"
@@ -292,13 +315,39 @@ class StaticImport(NamedTuple):
         }
 
 
+class Loader(NamedTuple):
+    """Code that loads modules no static import names: the static scan cannot say which.
+
+    `kind`: `computed` (`import_module(f"plugins.{x}")`: `prefix` is the literal head of
+    the name, "" when nothing is literal), `file` (`spec_from_file_location`, `runpy.
+    run_path`, `SourceFileLoader`: any file), `entry-points` (`entry_points(group=...)`:
+    `prefix` is the group, "" when computed). `text` quotes the call for evidence.
+    """
+
+    line: int
+    kind: str
+    prefix: str
+    text: str
+
+    def reaches(self, module: str) -> bool:
+        """Whether a computed import with this literal head could load `module`."""
+        return self.kind == "computed" and module.startswith(self.prefix)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"line": self.line, "kind": self.kind, "prefix": self.prefix, "text": self.text}
+
+
 @dataclass(frozen=True, slots=True)
 class SourceImports:
     """The static imports of one Python source file (never imported or run to find them).
 
     `error` is set when the file could not be read or parsed: its imports are then
     unknown and the owning target's evidence is incomplete. `unresolved` lists lines of
-    `import_module(<not a literal>)` calls: imports nobody can name statically.
+    relative imports that climb above the top-level package. `loaders` are the calls that
+    load modules or files by a name the scan cannot read (see `Loader`). `defines` are
+    the names a package's `__init__` binds unconditionally at top level (`from pkg import
+    name` then reads the attribute, not the submodule), unless `module_getattr` (PEP 562
+    `__getattr__`, which may import submodules on attribute access).
     """
 
     path: str
@@ -307,6 +356,9 @@ class SourceImports:
     unresolved: tuple[int, ...] = ()
     error: str = ""
     error_line: int | None = None
+    loaders: tuple[Loader, ...] = ()
+    defines: frozenset[str] = frozenset()
+    module_getattr: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -316,4 +368,7 @@ class SourceImports:
             "unresolved": list(self.unresolved),
             "error": self.error,
             "error_line": self.error_line,
+            "loaders": [ld.as_dict() for ld in self.loaders],
+            "defines": sorted(self.defines),
+            "module_getattr": self.module_getattr,
         }

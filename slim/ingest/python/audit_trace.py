@@ -20,7 +20,7 @@ from typing import Any
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_lines, open_input
-from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
+from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator, source_file
 
 FORMAT = "slim-import-trace"
 FORMAT_TSV = "python-audit-tsv"
@@ -92,6 +92,11 @@ def load(path: Path) -> ImportTrace:
                     lineno,
                     import_line=at if isinstance(at, int) and not isinstance(at, bool) else None,
                 )
+            elif "exec" in rec:
+                file = rec["exec"]
+                if not isinstance(file, str) or not file:
+                    raise InputError(name, '"exec": a file name', describe_found(raw), line=lineno)
+                acc.files.add(source_file(file))
             elif "extension" in rec:
                 module = _module(rec["extension"], name, lineno, '"extension"')
                 file = rec.get("file")
@@ -118,7 +123,7 @@ def load(path: Path) -> ImportTrace:
             else:
                 raise InputError(
                     name,
-                    'a record with "import", "extension" or "end"',
+                    'a record with "import", "exec", "extension" or "end"',
                     describe_found(raw),
                     line=lineno,
                 )

@@ -19,13 +19,17 @@ from collections.abc import Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
-from slim.model.pytrace import SourceImports, StaticImport
+from slim.model.pytrace import Loader, SourceImports, StaticImport
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 # ast.TryStar (3.11+) has the fields of ast.Try
 _TRY = cast("tuple[type[ast.Try], ...]", (ast.Try, getattr(ast, "TryStar", ast.Try)))
-_DYNAMIC = re.compile(r"import_module|__import__")
+_DYNAMIC = re.compile(
+    r"import_module|__import__|find_spec|run_module|lazy_|import_optional|import_string|"
+    r"resources|files|get_data|resource_|_from_file_location|FileLoader|run_path|load_|"
+    r"exec|entry_points|select"
+)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -62,6 +66,9 @@ class _Scanner:
         self.package = module if is_package else module.rpartition(".")[0]
         self.imports: list[StaticImport] = []
         self.unresolved: list[int] = []
+        self.loaders: list[Loader] = []
+        self.handled: set[int] = set()
+        self.bare: set[str] = set()
 
     def resolve(self, module: str | None, level: int) -> str | None:
         if level == 0:
@@ -140,40 +147,204 @@ class _Scanner:
             stack.extend((c, lazy) for c in ast.iter_child_nodes(n))
 
     def _call(self, n: ast.Call, lz: bool, op: bool, ty: bool) -> None:
+        if id(n) in self.handled:
+            return
         f = n.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if name not in ("import_module", "__import__"):
+        owner = _dotted(f.value) if isinstance(f, ast.Attribute) else ""
+        if isinstance(f, ast.Name) and name not in self.bare and name not in _BUILTINS:
             return
-        if name == "import_module" and isinstance(f, ast.Attribute):
-            owner = f.value
-            if not (isinstance(owner, ast.Name) and owner.id == "importlib"):
+        if name in _IMPORTERS:
+            if name == "import_module" and owner not in ("", "importlib"):
                 return
-        lit = _literal(n.args[0]) if n.args else None
-        if lit is None:
-            kw = next((k for k in n.keywords if k.arg == "name"), None)
-            lit = _literal(kw.value) if kw else None
-        if lit is None:
-            self.unresolved.append(n.lineno)
+            self._named(n, name, _first(n, "name"), lz, op, ty, computed_blocks=True)
+        elif name in _HELPERS:
+            self._named(n, name, _first(n, "name"), lz, op, ty, computed_blocks=False)
+        elif name in _RESOURCES and (owner.endswith("resources") or not owner):
+            self._named(n, name, _first(n, "package", "anchor"), lz, op, ty, True)
+        elif name in _PKG_RESOURCES and owner in ("", "pkg_resources"):
+            self._named(n, name, _first(n, "package_or_requirement"), lz, op, ty, True)
+        elif name == "get_data" and owner in ("", "pkgutil"):
+            self._named(n, name, _first(n, "package"), lz, op, ty, True)
+        elif name in _FILE_LOADERS or (name == "exec" and _literal(_first(n)) is None):
+            self.loaders.append(Loader(n.lineno, "file", "", f"{_shown(owner, name)}(...)"))
+        elif name in _ENTRY_POINTS or (name == "select" and _kw(n, "group") is not None):
+            self._entry_points(n, name, owner)
+
+    def _named(
+        self,
+        n: ast.Call,
+        via: str,
+        arg: ast.expr | None,
+        lz: bool,
+        op: bool,
+        ty: bool,
+        computed_blocks: bool,
+    ) -> None:
+        """A call that loads the module `arg` names: a literal is an import; anything else is
+        a computed import (a `Loader` with the literal head of the name, if any)."""
+        if arg is None:
             return
-        if lit.startswith("."):
-            level = len(lit) - len(lit.lstrip("."))
-            pkg_node = n.args[1] if name == "import_module" and len(n.args) > 1 else None
-            pkg_kw = next((k for k in n.keywords if k.arg == "package"), None)
-            pkg = _literal(pkg_node) or (_literal(pkg_kw.value) if pkg_kw else None)
-            rest = lit[level:] or None
-            if pkg:
-                base = pkg.split(".")
-                mod = ".".join([*base[: len(base) - (level - 1)], *([rest] if rest else [])])
-            else:
-                mod = self.resolve(rest, level) or ""
-            if not mod:
-                self.unresolved.append(n.lineno)
-                return
-            lit = mod
-        if all(p.isidentifier() for p in lit.split(".")):
-            self.imports.append(StaticImport(lit, n.lineno, (), lz, op, ty, dynamic=True))
-        else:
-            self.unresolved.append(n.lineno)
+        if _is_own_name(arg):
+            return
+        lit = _literal(arg)
+        if lit is None:
+            if computed_blocks:
+                head = _head(arg)
+                if head.startswith("."):
+                    rel = self._relative(head, n, via)
+                    head = rel + "." if rel and not head.lstrip(".") else rel
+                self.loaders.append(Loader(n.lineno, "computed", head or "", f"{via}(...)"))
+            return
+        mod = self._relative(lit, n, via) if lit.startswith(".") else lit
+        if mod and all(p.isidentifier() for p in mod.split(".")):
+            self.imports.append(StaticImport(mod, n.lineno, (), lz, op, ty, dynamic=True, via=via))
+        elif computed_blocks:
+            self.loaders.append(Loader(n.lineno, "computed", "", f"{via}({lit!r})"))
+
+    def _relative(self, name: str, n: ast.Call, via: str) -> str:
+        """`import_module(".x", package=...)` as an absolute name ("" when unknown)."""
+        if not name.startswith("."):
+            return name
+        level = len(name) - len(name.lstrip("."))
+        rest = name[level:]
+        pkg_node = n.args[1] if via == "import_module" and len(n.args) > 1 else _kw(n, "package")
+        pkg = _literal(pkg_node) if pkg_node is not None else None
+        if pkg is None and pkg_node is not None and _is_own_name(pkg_node):
+            pkg = self.package
+        if pkg:
+            base = pkg.split(".")
+            return ".".join([*base[: len(base) - (level - 1)], *([rest] if rest else [])])
+        return self.resolve(rest or None, level) or ""
+
+    def _entry_points(self, n: ast.Call, name: str, owner: str) -> None:
+        group = _kw(n, "group")
+        if group is None and name == "iter_entry_points" and n.args:
+            group = n.args[0]
+        if name == "select" and isinstance(n.func, ast.Attribute):
+            inner = n.func.value
+            if isinstance(inner, ast.Call):
+                self.handled.add(id(inner))
+        lit = _literal(group) if group is not None else None
+        text = f"{_shown(owner, name)}({'group=' + repr(lit) if lit else '...'})"
+        self.loaders.append(Loader(n.lineno, "entry-points", lit or "", text))
+
+
+_IMPORTERS = frozenset({"import_module", "__import__", "find_spec", "run_module"})
+#: Helpers that take a module name and import it (their own body holds the computed call).
+_HELPERS = frozenset(
+    {"lazy_import", "_lazy_import", "lazy_module", "import_optional_dependency", "import_string"}
+)
+_RESOURCES = frozenset(
+    {"files", "read_text", "read_binary", "open_text", "open_binary", "path", "contents"}
+)
+_PKG_RESOURCES = frozenset(
+    {"resource_filename", "resource_string", "resource_stream", "resource_exists"}
+)
+_FILE_LOADERS = frozenset(
+    {
+        "spec_from_file_location",
+        "SourceFileLoader",
+        "SourcelessFileLoader",
+        "ExtensionFileLoader",
+        "run_path",
+        "load_source",
+        "load_compiled",
+        "load_dynamic",
+    }
+)
+_ENTRY_POINTS = frozenset({"entry_points", "iter_entry_points"})
+#: Modules whose functions, imported by name (`from importlib import import_module`), load.
+_LOADING_MODULES = frozenset(
+    {
+        "importlib",
+        "importlib.util",
+        "importlib.machinery",
+        "importlib.resources",
+        "importlib_resources",
+        "importlib.metadata",
+        "importlib_metadata",
+        "pkgutil",
+        "pkg_resources",
+        "runpy",
+        "imp",
+    }
+)
+_BUILTINS = frozenset({"__import__", "exec", "import_module", *_HELPERS})
+_OWN_NAMES = frozenset({"__name__", "__package__"})
+
+
+def _dotted(node: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _shown(owner: str, name: str) -> str:
+    return f"{owner}.{name}" if owner else name
+
+
+def _kw(n: ast.Call, *names: str) -> ast.expr | None:
+    return next((k.value for k in n.keywords if k.arg in names), None)
+
+
+def _first(n: ast.Call, *names: str) -> ast.expr | None:
+    """The first positional argument, or the keyword of that name."""
+    if n.args and not isinstance(n.args[0], ast.Starred):
+        return n.args[0]
+    return _kw(n, *names)
+
+
+def _is_own_name(node: ast.expr) -> bool:
+    """`__name__`, `__package__`, `__spec__.parent`: the calling module's own package."""
+    if isinstance(node, ast.Name):
+        return node.id in _OWN_NAMES
+    return _dotted(node) == "__spec__.parent"
+
+
+def _head(node: ast.expr) -> str:
+    """The literal beginning of a computed string: `f"plugins.{x}"`, `"plugins." + x`,
+    `"plugins.%s" % x`, `"plugins.{}".format(x)`; "" when it starts with a value."""
+    if isinstance(node, ast.JoinedStr):
+        first = node.values[0] if node.values else None
+        return _literal(first) or "" if isinstance(first, ast.Constant) else ""
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Add):
+            return _literal(node.left) or _head(node.left)
+        if isinstance(node.op, ast.Mod):
+            lit = _literal(node.left) or ""
+            return lit.split("%", 1)[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        lit = _literal(node.func.value) or "" if node.func.attr == "format" else ""
+        return lit.split("{", 1)[0]
+    return ""
+
+
+def _top_level_names(tree: ast.Module) -> tuple[frozenset[str], bool]:
+    """Names a module binds unconditionally at top level, and whether it has a PEP 562
+    module `__getattr__`."""
+    names: set[str] = set()
+    getattr_ = False
+    for st in tree.body:
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(st.name)
+            getattr_ = getattr_ or st.name == "__getattr__"
+        elif isinstance(st, ast.Assign):
+            for t in st.targets:
+                names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+        elif isinstance(st, ast.AnnAssign | ast.AugAssign) and isinstance(st.target, ast.Name):
+            if not isinstance(st, ast.AnnAssign) or st.value is not None:
+                names.add(st.target.id)
+        elif isinstance(st, ast.Import):
+            names.update((a.asname or a.name).split(".")[0] for a in st.names)
+        elif isinstance(st, ast.ImportFrom):
+            names.update(a.asname or a.name for a in st.names if a.name != "*")
+    return frozenset(names), getattr_
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -213,10 +384,17 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), f"expected {exc.expected}, found {exc.found}", exc.line
         )
     hits: list[int] = []
-    if "import_module" in text or "__import__" in text:
+    if _DYNAMIC.search(text):
         lines = _NEWLINE.split(text)
         hits = [n for n, ln in enumerate(lines, 1) if _DYNAMIC.search(ln)]
     sc = _Scanner(module, is_package, hits)
+    if hits:
+        sc.bare.update(
+            a.asname or a.name
+            for st in ast.walk(tree)
+            if isinstance(st, ast.ImportFrom) and st.module in _LOADING_MODULES and not st.level
+            for a in st.names
+        )
     try:
         sc.scan(tree, False, False, False)
     except RecursionError:
@@ -224,4 +402,17 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), "expected scannable code, found nesting too deep", 1
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
-    return SourceImports(path, module, imports, tuple(sorted(set(sc.unresolved))))
+    defines, module_getattr = _top_level_names(tree) if is_package else (frozenset(), False)
+    if not is_package and any(
+        isinstance(st, ast.FunctionDef) and st.name == "__getattr__" for st in tree.body
+    ):
+        module_getattr = True
+    return SourceImports(
+        path,
+        module,
+        imports,
+        tuple(sorted(set(sc.unresolved))),
+        loaders=tuple(sorted(set(sc.loaders))),
+        defines=defines,
+        module_getattr=module_getattr,
+    )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_lines, open_input
-from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
+from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator, source_file
 
 FORMAT = "python-verbose"
 _IMPORT = re.compile(rb"^import '([^']+)' # (.*)$")
@@ -73,7 +73,9 @@ def load(path: Path) -> ImportTrace:
             if raw.startswith(b"# code object from "):
                 m = _CODE.match(raw)
                 if m:
-                    stack.append(_Frame(_stem(m.group(1).decode("utf-8", "replace"))))
+                    code_file = m.group(1).decode("utf-8", "surrogateescape")
+                    acc.files.add(source_file(code_file))
+                    stack.append(_Frame(_stem(code_file)))
                 continue
             if raw.startswith(b"# extension module "):
                 m = _EXT.match(raw)

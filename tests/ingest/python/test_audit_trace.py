@@ -99,7 +99,7 @@ def test_runs_merge_and_missing_end(tmp_path: Path) -> None:
         (b'{"slim-import-trace": 2}\n', 1, "version 1"),
         (b'{"slim-import-trace": 1}\n[1, 2]\n', 2, "a JSON object per line"),
         (b'{"slim-import-trace": 1}\n{"import": "not a name"}\n', 2, "a module name"),
-        (b'{"slim-import-trace": 1}\n{"what": 1}\n', 2, '"import", "extension" or "end"'),
+        (b'{"slim-import-trace": 1}\n{"what": 1}\n', 2, '"import", "exec", "extension" or "end"'),
         (b'{"slim-import-trace": 1}\n{"error": "no hook"}\n', 2, "no hook"),
         (b'{"slim-import-trace": 1}\n\xff\xfe\n', 2, "a JSON object per line"),
     ],

@@ -99,9 +99,81 @@ def test_from_import_names_are_candidates() -> None:
     assert sub.names == ("name1", "name2")
 
 
-def test_computed_dynamic_import_is_unresolved() -> None:
+def test_computed_dynamic_import_is_a_loader_that_reaches_everything() -> None:
     res = scan_source(CODE, "x.py", "pkg.inner.mod")
-    assert res.unresolved == (10,)
+    (computed,) = res.loaders
+    assert (computed.line, computed.kind, computed.prefix) == (10, "computed", "")
+    assert computed.reaches("anything.at.all")
+    assert res.unresolved == ()
+
+
+LOADERS = b"""import importlib, importlib.util, runpy, pkgutil
+from importlib import resources
+from importlib.metadata import entry_points
+from importlib.util import spec_from_file_location
+name = "x"
+a = importlib.import_module(f"plugins.{name}")
+b = importlib.import_module("codecs_" + name)
+c = importlib.import_module("fmt.%s" % name)
+d = importlib.import_module("tpl.{}".format(name))
+e = importlib.import_module("." + name, __name__)
+f = importlib.util.find_spec("probe.mod")
+g = resources.files("assets.pkg")
+h = pkgutil.get_data("blobs", "x.bin")
+i = runpy.run_module("tools.cli")
+j = spec_from_file_location("m", "/plugins/m.py")
+k = runpy.run_path(name)
+exec(open(name).read())
+for ep in entry_points(group="myapp.plugins"):
+    ep.load()
+all_eps = entry_points().select(group="other.group")
+any_eps = entry_points()
+own = resources.files(__package__)
+"""
+
+
+def test_loaders_by_kind_with_the_literal_head_of_computed_names() -> None:
+    res = scan_source(LOADERS, "x.py", "app.main")
+    loaders = {(ld.line, ld.kind, ld.prefix) for ld in res.loaders}
+    assert loaders == {
+        (6, "computed", "plugins."),
+        (7, "computed", "codecs_"),
+        (8, "computed", "fmt."),
+        (9, "computed", "tpl."),
+        (10, "computed", "app."),
+        (15, "file", ""),
+        (16, "file", ""),
+        (17, "file", ""),
+        (18, "entry-points", "myapp.plugins"),
+        (20, "entry-points", "other.group"),
+        (21, "entry-points", ""),
+    }
+    by_line = {i.line: i for i in res.imports if i.dynamic}
+    assert {ln: (i.module, i.via) for ln, i in by_line.items()} == {
+        11: ("probe.mod", "find_spec"),
+        12: ("assets.pkg", "files"),
+        13: ("blobs", "get_data"),
+        14: ("tools.cli", "run_module"),
+    }
+    assert by_line[12].describe() == 'files("assets.pkg") (importlib)'
+    computed = next(ld for ld in res.loaders if ld.line == 6)
+    assert computed.reaches("plugins.fast") and not computed.reaches("codecs_zstd")
+
+
+def test_names_only_count_where_a_loading_module_provides_them() -> None:
+    res = scan_source(b"def files(x):\n    return x\nfiles(some_var)\nrun_path(y)\n", "x.py", "m")
+    assert res.loaders == () and res.imports == ()
+
+
+def test_package_init_defines_and_module_getattr() -> None:
+    code = b"from .core import Tensor as T\nimport numpy as np\nVERSION = '1'\ndef helper(): ...\n"
+    res = scan_source(code, "p/__init__.py", "p", is_package=True)
+    assert res.defines == {"T", "np", "VERSION", "helper"}
+    assert not res.module_getattr
+    lazy = b"import importlib\ndef __getattr__(name):\n    return importlib.import_module('.' + name, __name__)\n"
+    res = scan_source(lazy, "p/__init__.py", "p", is_package=True)
+    assert res.module_getattr
+    assert [(ld.kind, ld.prefix) for ld in res.loaders] == [("computed", "p.")]
 
 
 def test_relative_import_in_package_init() -> None:
