@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,13 @@ from slim.model.pytrace import (
 )
 
 from ._details import CoverageDetails, FootprintDetails
+from ._python_loaders import (
+    LoaderSite,
+    ThirdPartyScan,
+    entry_point_groups,
+    judge,
+    scan_loaded_third_party,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -93,6 +101,7 @@ COVERAGE = Rule(
     ),
 )
 MAX_LISTED = 6
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__main__"}
 _CASCADE_LIMIT = 200_000
 _JUDGED = frozenset(CODE_KINDS - {EdgeKind.RUNTIME_DEPS})
 _HOW = {
@@ -121,11 +130,65 @@ class _Owned:
     basis: str = ""
     unknown: str = ""
     guessed: bool = False
+    dist: Path | None = None
 
 
 # Module-level caches: the analyzer runs once per root over the same workspace.
 _SCAN_CACHE: dict[tuple[str, str, str], SourceImports] = {}
 _DIST_CACHE: dict[str, dict[str, Path]] = {}
+
+
+@dataclass(frozen=True)
+class _Blind:
+    """What a blind spot makes of a would-be 'dead' edge (`used`: an entry-point read of a
+    group the dep declares)."""
+
+    used: bool = False
+    verdict: str = ""
+    message: str = ""
+    evidence: tuple[Evidence, ...] = ()
+
+
+_GRAPH_MODULES: dict[int, tuple[BuildGraph, dict[str, str]]] = {}
+
+
+def _graph_modules(g: BuildGraph) -> dict[str, str]:
+    """Module -> a first-party target of the whole graph that provides it (built once per
+    graph): a trace that loads one outside the root's closure is another program's."""
+    hit = _GRAPH_MODULES.get(id(g))
+    if hit is not None and hit[0] is g:
+        return hit[1]
+    out: dict[str, str] = {}
+    kinds = g.kinds
+    for i in range(len(g)):
+        if is_python_kind(kinds[i]) and g.srcs.get(i):
+            for s in graph_sources(g, i):
+                out.setdefault(s.module, g.labels[i])
+    _GRAPH_MODULES.clear()
+    _GRAPH_MODULES[id(g)] = (g, out)
+    return out
+
+
+def _workspace_module(ws: Path, name: str) -> bool:
+    """Whether `name` is a Python file of the workspace (`a/b.py`, `a/b/__init__.py`)."""
+    if name.split(".", 1)[0] in _STDLIB:
+        return False
+    base = ws.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _startup(traced: dict[str, TracedModule]) -> set[str]:
+    """Modules only interpreter start-up imported (`site`: `.pth` hooks, `sitecustomize`):
+    the environment's, not the program's."""
+    out = {"site"} if "site" in traced else set()
+    changed = bool(out)
+    while changed:
+        changed = False
+        for tm in traced.values():
+            if tm.name not in out and tm.importers and set(tm.importers) <= out:
+                out.add(tm.name)
+                changed = True
+    return out
 
 
 def _is_test(g: BuildGraph, i: int) -> bool:
@@ -159,12 +222,6 @@ class _Run:
         self.root_label = ctx.root_label
         self.closure = [int(i) for i in ctx.closure.tolist()]
         self.in_closure = set(self.closure)
-        traces = ctx.facts.of(ImportTrace)
-        self.trace_files = tuple(sorted({t.path for t in traces}))
-        self.trace: ImportTrace | None = merge_traces(traces) if traces else None
-        self.traced: dict[str, TracedModule] = self.trace.by_name() if self.trace else {}
-        # `-X importtime` prints no row for a module loaded by importlib.import_module
-        self.importtime_only = bool(traces) and all(t.format == "python-importtime" for t in traces)
         self.ws = ctx.options.workspace
         kinds = self.g.kinds
         py_kind = {k: is_python_kind(k) for k in {kinds[i] for i in self.closure}}
@@ -175,14 +232,65 @@ class _Run:
         ]
         self.owned: dict[int, _Owned] = {i: self._ownership(i) for i in self.py}
         self.index = ModuleIndex.build((i, o.modules) for i, o in self.owned.items())
+        traces, self.foreign = self._own_traces(ctx.facts.of(ImportTrace))
+        self.trace_files = tuple(sorted({t.path for t in traces}))
+        self.trace: ImportTrace | None = merge_traces(traces) if traces else None
+        self.traced: dict[str, TracedModule] = dict(self.trace.by_name()) if self.trace else {}
+        # `-X importtime` prints no row for a module loaded by importlib.import_module
+        self.sees_importlib = self.trace is not None and self.trace.sees_importlib
+        self.importtime_only = self.trace is not None and not self.sees_importlib
+        self.test_root = _is_test(self.g, self.root)
         self.scans: dict[int, list[SourceImports]] = {}
         self.static_ok: dict[int, str] = {}
         if self.ws is not None:
             self._scan_sources()
+        self.by_module: dict[str, SourceImports] = {
+            s.module: s for scans in self.scans.values() for s in scans if not s.error
+        }
+        self.sites: list[LoaderSite] = [
+            LoaderSite(t, s.path, ld)
+            for t in sorted(self.scans)
+            for s in self.scans[t]
+            for ld in s.loaders
+        ]
+        self._add_executed_files()
+        self._unique: dict[int, set[str]] = {}
+        self._used_by: dict[int, set[str]] = {}
+        self._third_scan: ThirdPartyScan | None = None
+        self._children: dict[str, list[str]] | None = None
+        self._providers: dict[int, set[int]] = {}
         self._importers: dict[str, list[tuple[int, str, StaticImport]]] | None = None
         self._provided: dict[int, tuple[set[str], set[int]]] = {}
         self._tests: NDArray[np.bool_] | None = None
         self._edges: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int8]] | None = None
+
+    def _own_traces(
+        self, traces: Sequence[ImportTrace]
+    ) -> tuple[list[ImportTrace], dict[str, str]]:
+        """The traces of this root's program: a trace that loads workspace modules outside
+        the root's closure was recorded from another program (each root is judged on its
+        own evidence); it is set aside, with the module that shows it."""
+        if self.ws is None or not traces:
+            return list(traces), {}
+        owned = set(self.index.owners)
+        prefixes = {p for m in owned for p in module_prefixes(m)}
+        own: list[ImportTrace] = []
+        foreign: dict[str, str] = {}
+        elsewhere: dict[str, str] | None = None
+        for t in traces:
+            outside = [m.name for m in t.modules if m.name not in prefixes]
+            outside = [m for m in outside if m.split(".", 1)[0] not in _STDLIB]
+            if outside and elsewhere is None:
+                elsewhere = _graph_modules(self.g)
+            other = next(
+                (m for m in outside if m in (elsewhere or {}) or _workspace_module(self.ws, m)),
+                None,
+            )
+            if other is None:
+                own.append(t)
+            else:
+                foreign[t.path] = other
+        return own, foreign
 
     # -- targets and ownership ---------------------------------------------------------
     def _ownership(self, i: int) -> _Owned:
@@ -236,6 +344,7 @@ class _Run:
                 p: s for p, s in sizes.items() if not p.startswith("../") and ".dist-info/" not in p
             }
             o.basis = f"{info.name}/RECORD"
+            o.dist = info
             return o
         o.unknown = (
             f"no installed distribution found for {label} (looked for "
@@ -277,6 +386,30 @@ class _Run:
                 unknown |= u
         self._provided[b] = (mods, unknown)
         return mods, unknown
+
+    def providers(self, b: int) -> set[int]:
+        """B and the targets whose modules B makes importable (see `provided`)."""
+        hit = self._providers.get(b)
+        if hit is not None:
+            return hit
+        self._providers[b] = out = {b}
+        o = self.owned.get(b)
+        if o is None:
+            return out
+        forward = {e.dep for e in self.g.out_edges(b, frozenset({EdgeKind.EXPORTS}))}
+        if not o.sources and not o.unknown:
+            forward |= {e.dep for e in self.g.out_edges(b, CODE_KINDS)}
+        for d in sorted(forward):
+            if d in self.owned:
+                out |= self.providers(d)
+        return out
+
+    def evidence_for(self, b: int, module: str, used: set[str]) -> bool:
+        """Whether a use of `module` (one of B's) is evidence that B is used."""
+        owners = self.index.owners_of(module)
+        if len(owners) <= 1:
+            return True
+        return bool(self.credited(module, used) & self.providers(b))
 
     def _parents(self, a: int) -> set[str]:
         """Parent packages of A's own modules: importing A runs their `__init__`."""
@@ -321,15 +454,73 @@ class _Run:
     def has_static(self, a: int) -> bool:
         return self.ws is not None and a in self.scans and a not in self.static_ok
 
+    def cands(self, imp: StaticImport) -> tuple[str, ...]:
+        """What `imp` may load: `from pkg import name` reads the attribute when the package's
+        `__init__` binds `name` (and has no PEP 562 `__getattr__`), not `pkg.name`."""
+        if not imp.names:
+            return (imp.module,)
+        src = self.by_module.get(imp.module)
+        if src is None or src.module_getattr or not src.defines:
+            return imp.candidates()
+        return (imp.module, *(f"{imp.module}.{n}" for n in imp.names if n not in src.defines))
+
+    def unique(self, o: int) -> set[str]:
+        """The modules only `o` provides in the closure."""
+        hit = self._unique.get(o)
+        if hit is None:
+            hit = self._unique[o] = {
+                m for m in self.index.modules.get(o, ()) if len(self.index.owners_of(m)) == 1
+            }
+        return hit
+
+    def credited(self, module: str, used: set[str]) -> set[int]:
+        """The owners a use of `module` is evidence for. A module several targets provide
+        (a shared `__init__.py`) is evidence only for the owners whose own modules are used
+        or which it imports itself; when it credits none, every owner (the module is still
+        needed and nothing says which owner to keep)."""
+        owners = self.index.owners_of(module)
+        if len(owners) <= 1:
+            return owners
+        src = self.by_module.get(module)
+        imported: set[str] = set()
+        if src is not None:
+            for imp in src.imports:
+                if imp.eager:
+                    for c in self.cands(imp):
+                        imported.update(module_prefixes(c))
+        out = {o for o in owners if self.unique(o) & (used | imported)}
+        return out or owners
+
+    def used_by(self, a: int) -> set[str]:
+        """Modules A's code loads: its static imports (any kind), its parent packages, and
+        the modules the traces show A importing."""
+        hit = self._used_by.get(a)
+        if hit is None:
+            hit = set(self._parents(a))
+            for _, imp in self.imports_of(a):
+                for c in self.cands(imp):
+                    hit.update(module_prefixes(c))
+            own = self.owned[a].modules if a in self.owned else set()
+            children = self.trace_children()
+            for m in own | ({"__main__"} if a == self.root else set()):
+                hit.update(children.get(m, ()))
+            self._used_by[a] = hit
+        return hit
+
     def imports_of(self, a: int) -> Iterator[tuple[str, StaticImport]]:
         for s in self.scans.get(a, ()):
             for imp in s.imports:
                 yield s.path, imp
 
-    def matching(self, a: int, mods: set[str]) -> list[tuple[str, StaticImport]]:
+    def matching(self, a: int, b: int, mods: set[str]) -> list[tuple[str, StaticImport]]:
         out = []
+        used = self.used_by(a)
         for path, imp in self.imports_of(a):
-            if any(p in mods for c in imp.candidates() for p in module_prefixes(c)):
+            if any(
+                p in mods and self.evidence_for(b, p, used)
+                for c in self.cands(imp)
+                for p in module_prefixes(c)
+            ):
                 out.append((path, imp))
         return out
 
@@ -339,13 +530,38 @@ class _Run:
             idx: dict[str, list[tuple[int, str, StaticImport]]] = {}
             for t in self.scans:
                 for path, imp in self.imports_of(t):
-                    for c in imp.candidates():
+                    for c in self.cands(imp):
                         for p in module_prefixes(c):
                             idx.setdefault(p, []).append((t, path, imp))
             self._importers = idx
         return self._importers
 
     # -- traces ------------------------------------------------------------------------
+    def trace_children(self) -> dict[str, list[str]]:
+        """Importer module -> the modules the traces show it importing."""
+        if self._children is None:
+            out: dict[str, list[str]] = {}
+            for tm in self.traced.values():
+                for i in tm.importers:
+                    out.setdefault(i, []).append(tm.name)
+            self._children = out
+        return self._children
+
+    def _add_executed_files(self) -> None:
+        """Files the runs executed (a plugin loaded from a path) count as loaded modules of
+        the targets whose sources they are."""
+        if self.trace is None or not self.trace.files:
+            return
+        by_path = {s.path: s.module for o in self.owned.values() for s in o.sources}
+        for f in self.trace.files:
+            parts = f.split("/")
+            for k in range(len(parts)):
+                mod = by_path.get("/".join(parts[k:]))
+                if mod is not None:
+                    if mod not in self.traced:
+                        self.traced[mod] = TracedModule(mod, ("<executed file>",), 1, 0, file=f)
+                    break
+
     def trace_hits(self, mods: set[str]) -> list[TracedModule]:
         if not self.traced:
             return []
@@ -398,6 +614,8 @@ class _Run:
         b_test = self._test_mask()
         a_ok = np.zeros(len(self.g), dtype=bool)
         a_ok[[i for i in self.py if self.owned[i].sources]] = True
+        if self.test_root:
+            b_test = np.zeros(len(self.g), dtype=bool)  # a test's own deps are judged
         a_ok &= ~b_test
         keys = (src << 32) | dst
         code = np.isin(kind, np.array([int(k) for k in _JUDGED], dtype=np.int8))
@@ -419,18 +637,20 @@ class _Run:
             if not self.has_static(t):
                 continue
             static[t] = True
-            owners: set[int] = set()
-            for p in self._parents(t):
-                owners |= self.index.owners_of(p)
+            eager = set(self._parents(t))
             for _, imp in self.imports_of(t):
                 if imp.eager:
-                    for c in imp.candidates():
-                        for p in module_prefixes(c):
-                            owners |= self.index.owners_of(p)
+                    for c in self.cands(imp):
+                        eager.update(module_prefixes(c))
+            used = self.used_by(t)
+            owners: set[int] = set()
+            for p in eager:
+                owners |= self.credited(p, used)
             used_keys.extend((t << 32) | o for o in owners)
         traced = np.zeros(n, dtype=bool)
+        names = set(self.traced)
         for tm in self.traced.values():
-            for o in self.index.owners_of(tm.name):
+            for o in self.credited(tm.name, names):
                 traced[o] = True
                 for who in tm.importers:
                     for ia in self.index.owners_of(who):
@@ -482,8 +702,8 @@ class _Run:
         if not code:
             return None  # runtime_deps is where never-imported deps belong
         attribute = sorted(k.attribute for k in code)[0]
-        if g.target(b).is_test:
-            return None  # test-only targets are never proposed for removal here
+        if g.target(b).is_test and not self.test_root:
+            return None  # test-only targets are judged only for a test root
         exports = EdgeKind.EXPORTS in kinds
         mods, unknown = self.provided(b)
         lb = g.labels[b]
@@ -495,13 +715,15 @@ class _Run:
         )
         if (not mods or unknown) and not self.owned[b].guessed:
             return self._ownership_unknown(a, b, attribute, unknown or {b}, looked)
-        if self._parents(a) & mods:
+        used = self.used_by(a)
+        if any(self.evidence_for(b, p, used) for p in self._parents(a) & mods):
             return None  # B provides a parent package of A's own modules
-        matches = self.matching(a, mods)
+        matches = self.matching(a, b, mods)
         if self.importtime_only and any(i.dynamic for _, i in matches):
             return None  # -X importtime has no rows for importlib-loaded modules
         eager = [(p, i) for p, i in matches if i.eager]
-        hits = self.trace_hits(mods)
+        names = set(self.traced)
+        hits = [t for t in self.trace_hits(mods) if self.evidence_for(b, t.name, names)]
         by_a = [t for t in hits if self.importer_is(t, a)]
         if eager or by_a:
             return None
@@ -590,6 +812,17 @@ class _Run:
         if self.trace is None:
             return [Evidence("trace", "no import trace given (pass --trace)", analyzer=NAME)]
         runs = self.trace.runs
+        hits = self.trace_hits(self.provided(b)[0])
+        if hits:
+            return [
+                Evidence(
+                    self.trace.path,
+                    f"{tm.name} loaded (importers: {_short(tm.importers) or 'unknown'})",
+                    line=tm.line if len(self.trace_files) == 1 else None,
+                    analyzer=NAME,
+                )
+                for tm in hits[:MAX_LISTED]
+            ]
         return [
             Evidence(
                 p,
@@ -641,13 +874,17 @@ class _Run:
             f"{n_files} files scanned; none imports {_short(mods)}",
             analyzer=NAME,
         )
-        dynamic = [(s.path, ln) for s in self.scans.get(a, ()) for ln in s.unresolved]
         leaving = self._leaving(a, b)
+        if not leaving and hits:
+            return self._redundant(a, b, attribute, hits, src_ev, looked)
+        gone = set(leaving)
         leaving_mods: set[str] = set()
         guessed: list[int] = []
         for t in leaving:
             if t in self.owned:
-                leaving_mods |= self.owned[t].modules
+                leaving_mods |= {
+                    m for m in self.owned[t].modules if self.index.owners_of(m) <= gone
+                }
                 if self.owned[t].guessed:
                     guessed.append(t)
         users = [
@@ -689,29 +926,21 @@ class _Run:
                 removable=False,
                 evidence=(src_ev, *ev, looked),
             )
-        if dynamic:
+        blind = self._blind_spot(la, lb, gone, leaving_mods)
+        if blind is not None:
+            if blind.used:
+                return None
             return self._base(
                 a,
                 b,
                 attribute,
                 code=UNUSED.code,
                 name=UNUSED.name,
-                verdict="possibly-dead",
-                message=(
-                    f"{la} never imports {lb} by name, but it imports modules by computed "
-                    "name, which static analysis cannot resolve: not proposed for removal"
-                ),
+                verdict=blind.verdict,
+                message=blind.message,
                 confidence=Confidence.LOW,
                 removable=False,
-                evidence=(
-                    src_ev,
-                    *(
-                        Evidence(p, "import_module(<computed name>)", line=ln, analyzer=NAME)
-                        for p, ln in dynamic[:MAX_LISTED]
-                    ),
-                    *self._trace_evidence(b),
-                    looked,
-                ),
+                evidence=(src_ev, *blind.evidence, *self._trace_evidence(b), looked),
             )
         conf = Confidence.HIGH if self.trace is not None else Confidence.MEDIUM
         caveat = ""
@@ -742,6 +971,124 @@ class _Run:
             details=dataclasses.replace(
                 self._footprint(b), package_files_removed=files, package_bytes_removed=size
             ),
+        )
+
+    def _blind_spot(self, la: str, lb: str, gone: set[int], gone_mods: set[str]) -> _Blind | None:
+        """Loaded code that could load what leaves with the cut although nothing names it
+        (a computed import, a file loader, an entry-point read), or, under importtime-only
+        traces, loaded third-party code that could not be read to rule that out."""
+        sites = list(self.sites)
+        third = self._third_party_loaded() if self.importtime_only else None
+        if third is not None:
+            sites.extend(third.sites)
+        groups = {t: self._groups(t) for t in gone}
+        v = judge(sites, gone, gone_mods, groups, self.sees_importlib)
+        if v.uses:
+            return _Blind(used=True)
+        if v.blocks:
+            first = v.blocks[0]
+            more = f", and {len(v.blocks) - 1} more" if len(v.blocks) > 1 else ""
+            where = f"{first.path}:{first.loader.line}"
+            return _Blind(
+                verdict="possibly-dead",
+                message=(
+                    f"{la} never imports {lb} by name, but code the binary loads can load "
+                    f"modules no import names ({first.describe()} at {where}{more}): "
+                    "not proposed for removal"
+                ),
+                evidence=tuple(
+                    Evidence(x.path, x.describe(), line=x.loader.line, analyzer=NAME)
+                    for x in v.blocks[:MAX_LISTED]
+                ),
+            )
+        if third is not None and third.missing:
+            return _Blind(
+                verdict="unused-in-traces",
+                message=(
+                    f"no module of {lb} was imported by name or in the traces, but the traces "
+                    "are `-X importtime`, which records no importlib loads, and the loaded "
+                    f"third-party code could not be read to rule them out ({len(third.missing)} "
+                    f"modules, e.g. {_short(third.missing, 3)}): record with `slim trace` or "
+                    "`python -v`, or pass --site-packages"
+                ),
+                evidence=(
+                    Evidence(
+                        "site-packages",
+                        f"sources not found for {_short(third.missing)}",
+                        analyzer=NAME,
+                    ),
+                ),
+            )
+        return None
+
+    def _third_party_loaded(self) -> ThirdPartyScan:
+        if self._third_scan is None:
+            from ._python_workspace import site_packages_dirs
+
+            extra = os.pathsep.join(str(p) for p in self.ctx.options.site_packages)
+            first_party = {
+                p
+                for o in self.owned.values()
+                if o.sources
+                for m in o.modules
+                for p in module_prefixes(m)
+            }
+            loaded = set(self.traced) - _startup(self.traced)
+            self._third_scan = scan_loaded_third_party(
+                loaded, first_party, site_packages_dirs(self.ws, extra)
+            )
+        return self._third_scan
+
+    def _groups(self, t: int) -> frozenset[str] | None:
+        """Entry-point groups `t` declares (its dist-info); None when not known."""
+        o = self.owned.get(t)
+        if o is None or o.dist is None:
+            return None
+        from ._python_workspace import read_dist_text
+
+        return entry_point_groups(read_dist_text(o.dist, "entry_points.txt"))
+
+    def _redundant(
+        self,
+        a: int,
+        b: int,
+        attribute: str,
+        hits: list[TracedModule],
+        src_ev: Evidence,
+        looked: Evidence,
+    ) -> Finding:
+        """A does not import B, but B stays in the build through other targets: the cut
+        is harmless for A and saves nothing."""
+        g = self.g
+        la, lb = g.labels[a], g.labels[b]
+        via = sorted(
+            {g.labels[e.target] for e in g.in_edges(b, BUILD_KINDS) if e.target in self.in_closure}
+            - {la}
+        )
+        ev = [
+            Evidence(
+                self.trace.path if self.trace else "trace",
+                f"{tm.name} loaded (importers: {_short(tm.importers) or 'unknown'})",
+                line=tm.line if len(self.trace_files) == 1 else None,
+                analyzer=NAME,
+            )
+            for tm in hits[:MAX_LISTED]
+        ]
+        return self._base(
+            a,
+            b,
+            attribute,
+            code=UNUSED.code,
+            name=UNUSED.name,
+            verdict="redundant-direct-dep",
+            message=(
+                f"{la} does not import {lb} itself; {lb} stays in the build through "
+                f"{_short(via)}, so cutting this edge saves nothing"
+                + (f" ({len(hits)} of its modules are loaded through them)" if hits else "")
+            ),
+            confidence=Confidence.MEDIUM if self.trace is not None else Confidence.LOW,
+            removable=False,
+            evidence=(src_ev, *ev, looked),
         )
 
     def _leaving(self, a: int, b: int) -> list[int]:
@@ -829,9 +1176,20 @@ class _Run:
             ),
             confidence=Confidence.HIGH,
             removable=False,
-            evidence=tuple(
-                Evidence(p, f"{self.trace.runs} runs in all traces", analyzer=NAME)
-                for p in self.trace_files
+            evidence=(
+                *(
+                    Evidence(p, f"{self.trace.runs} runs in all traces", analyzer=NAME)
+                    for p in self.trace_files
+                ),
+                *(
+                    Evidence(
+                        p,
+                        f"set aside: another program's trace (loads {m}, which is not in "
+                        f"the closure of {self.root_label})",
+                        analyzer=NAME,
+                    )
+                    for p, m in sorted(self.foreign.items())
+                ),
             ),
             details=CoverageDetails(
                 packaged_modules=len(mods),

@@ -157,12 +157,14 @@ def test_loaders_by_kind_with_the_literal_head_of_computed_names() -> None:
     }
     assert by_line[12].describe() == 'files("assets.pkg") (importlib)'
     computed = next(ld for ld in res.loaders if ld.line == 6)
-    assert computed.reaches("plugins.fast") and not computed.reaches("codecs_zstd")
+    assert computed.reaches("plugins.fast")
+    assert not computed.reaches("codecs_zstd")
 
 
 def test_names_only_count_where_a_loading_module_provides_them() -> None:
     res = scan_source(b"def files(x):\n    return x\nfiles(some_var)\nrun_path(y)\n", "x.py", "m")
-    assert res.loaders == () and res.imports == ()
+    assert res.loaders == ()
+    assert res.imports == ()
 
 
 def test_package_init_defines_and_module_getattr() -> None:
@@ -170,7 +172,10 @@ def test_package_init_defines_and_module_getattr() -> None:
     res = scan_source(code, "p/__init__.py", "p", is_package=True)
     assert res.defines == {"T", "np", "VERSION", "helper"}
     assert not res.module_getattr
-    lazy = b"import importlib\ndef __getattr__(name):\n    return importlib.import_module('.' + name, __name__)\n"
+    lazy = (
+        b"import importlib\ndef __getattr__(name):\n"
+        b"    return importlib.import_module('.' + name, __name__)\n"
+    )
     res = scan_source(lazy, "p/__init__.py", "p", is_package=True)
     assert res.module_getattr
     assert [(ld.kind, ld.prefix) for ld in res.loaders] == [("computed", "p.")]
