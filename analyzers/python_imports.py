@@ -149,24 +149,43 @@ class _Blind:
     evidence: tuple[Evidence, ...] = ()
 
 
-_GRAPH_MODULES: dict[int, tuple[BuildGraph, dict[str, str]]] = {}
+_GRAPH_MODULES: dict[int, tuple[BuildGraph, dict[str, str], dict[str, str]]] = {}
 
 
-def _graph_modules(g: BuildGraph) -> dict[str, str]:
-    """Module -> a first-party target of the whole graph that provides it (built once per
-    graph): a trace that loads one outside the root's closure is another program's."""
+def _graph_index(g: BuildGraph) -> tuple[dict[str, str], dict[str, str]]:
+    """Module -> a first-party target of the whole graph that provides it, and source
+    path -> its module (built once per graph): a trace that loads one outside the root's
+    closure is another program's."""
     hit = _GRAPH_MODULES.get(id(g))
     if hit is not None and hit[0] is g:
-        return hit[1]
-    out: dict[str, str] = {}
+        return hit[1], hit[2]
+    mods: dict[str, str] = {}
+    paths: dict[str, str] = {}
     kinds = g.kinds
     for i in range(len(g)):
         if is_python_kind(kinds[i]) and g.srcs.get(i):
             for s in graph_sources(g, i):
-                out.setdefault(s.module, g.labels[i])
+                mods.setdefault(s.module, g.labels[i])
+                paths.setdefault(s.path, s.module)
     _GRAPH_MODULES.clear()
-    _GRAPH_MODULES[id(g)] = (g, out)
-    return out
+    _GRAPH_MODULES[id(g)] = (g, mods, paths)
+    return mods, paths
+
+
+def _graph_modules(g: BuildGraph) -> dict[str, str]:
+    return _graph_index(g)[0]
+
+
+def _file_modules(files: Iterable[str], paths: dict[str, str]) -> Iterator[str]:
+    """The graph modules whose source files (workspace paths) end the executed `files`: a
+    trace records absolute paths of wherever the program ran."""
+    for f in files:
+        parts = f.split("/")
+        for k in range(1, len(parts)):
+            m = paths.get("/".join(parts[k:]))
+            if m is not None:
+                yield m
+                break
 
 
 def _workspace_module(ws: Path, name: str) -> bool:
@@ -280,8 +299,11 @@ class _Run:
         for t in traces:
             outside = [m.name for m in t.modules if m.name not in prefixes]
             outside = [m for m in outside if m.split(".", 1)[0] not in _STDLIB]
-            if outside and elsewhere is None:
+            if (outside or t.files) and elsewhere is None:
                 elsewhere = _graph_modules(self.g)
+            outside.extend(
+                m for m in _file_modules(t.files, _graph_index(self.g)[1]) if m not in prefixes
+            )
             other = next(
                 (m for m in outside if m in (elsewhere or {}) or _workspace_module(self.ws, m)),
                 None,
@@ -893,6 +915,8 @@ class _Run:
             for t, p, imp in self.importers().get(m, ())
             if t not in leaving and t != a
         ]
+        if self._entry_point_use(gone):
+            return None  # the program reads an entry-point group the dep declares
         traced_leaving = self.trace_hits(leaving_mods)
         if users or traced_leaving:
             ev = [
@@ -972,6 +996,17 @@ class _Run:
                 self._footprint(b), package_files_removed=files, package_bytes_removed=size
             ),
         )
+
+    def _entry_point_use(self, gone: set[int]) -> bool:
+        sites = [s for s in self.sites if s.loader.kind == "entry-points"]
+        if self.importtime_only:
+            sites.extend(
+                s for s in self._third_party_loaded().sites if s.loader.kind == "entry-points"
+            )
+        if not sites:
+            return False
+        groups = {t: self._groups(t) for t in gone}
+        return bool(judge(sites, gone, set(), groups, sees_importlib=True).uses)
 
     def _blind_spot(self, la: str, lb: str, gone: set[int], gone_mods: set[str]) -> _Blind | None:
         """Loaded code that could load what leaves with the cut although nothing names it
