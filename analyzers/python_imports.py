@@ -28,12 +28,8 @@ from slim.model.plugin import AnalyzerSpec
 from slim.model.pymodules import (
     ModuleIndex,
     PySource,
-    dist_candidates,
     graph_sources,
     is_python_kind,
-    is_third_party_label,
-    parse_record,
-    record_modules,
     split_label,
 )
 from slim.model.pytrace import (
@@ -52,6 +48,15 @@ from ._python_loaders import (
     entry_point_groups,
     judge,
     scan_loaded_third_party,
+)
+from ._python_thirdparty import (
+    ALIAS_KINDS,
+    Installed,
+    alias_targets,
+    installed,
+    is_third_party,
+    python_targets,
+    resolve_target,
 )
 
 if TYPE_CHECKING:
@@ -130,12 +135,11 @@ class _Owned:
     basis: str = ""
     unknown: str = ""
     guessed: bool = False
-    dist: Path | None = None
 
 
 # Module-level caches: the analyzer runs once per root over the same workspace.
 _SCAN_CACHE: dict[tuple[str, str, str], SourceImports] = {}
-_DIST_CACHE: dict[str, dict[str, Path]] = {}
+_SITE_CACHE: dict[tuple[str, tuple[str, ...]], Installed] = {}
 
 
 @dataclass(frozen=True)
@@ -242,13 +246,8 @@ class _Run:
         self.closure = [int(i) for i in ctx.closure.tolist()]
         self.in_closure = set(self.closure)
         self.ws = ctx.options.workspace
-        kinds = self.g.kinds
-        py_kind = {k: is_python_kind(k) for k in {kinds[i] for i in self.closure}}
-        self.py = [
-            i
-            for i in self.closure
-            if py_kind[kinds[i]] or (not kinds[i] and is_third_party_label(self.g.labels[i]))
-        ]
+        self.py = python_targets(self.g, self.closure, ctx.options.module_map)
+        self._unknown_edges: dict[tuple[int, ...], list[tuple[int, int, str, Evidence]]] = {}
         self.owned: dict[int, _Owned] = {i: self._ownership(i) for i in self.py}
         self.index = ModuleIndex.build((i, o.modules) for i, o in self.owned.items())
         traces, self.foreign = self._own_traces(ctx.facts.of(ImportTrace))
@@ -331,49 +330,42 @@ class _Run:
                     o.files[s.path] = sizes[s.path]
                     o.module_bytes[s.module] = o.module_bytes.get(s.module, 0) + sizes[s.path]
             return o
-        label = self.g.labels[i]
-        if is_third_party_label(label) or self.g.kinds[i] == "":
+        kind = self.g.kinds[i]
+        if kind in ALIAS_KINDS:
+            # an alias provides what its `actual` provides (forwarded by `provided`)
+            actual = alias_targets(self.g, i)
+            o.basis = "alias of " + _short(self.g.labels[d] for d in actual)
+            o.guessed = any(self._ownership(d).guessed for d in actual)
+            return o
+        if kind == "" or is_third_party(self.g, i, self.ctx.options.module_map):
             return self._third_party(i, o)
         if self.g.srcs.get(i):
             o.unknown = f"none of its {len(self.g.srcs[i])} srcs is an importable Python file"
         return o
 
     def _third_party(self, i: int, o: _Owned) -> _Owned:
-        from ._python_workspace import find_dist_infos, read_dist_text, site_packages_dirs
+        """A package target: its import names from site-packages, config or a table (see
+        `_python_thirdparty`); a wrapper around other targets forwards to them."""
+        from ._python_workspace import site_packages_dirs
 
-        label = self.g.labels[i]
-        key = str(self.ws)
-        dists = _DIST_CACHE.get(key)
-        if dists is None:
-            extra = os.pathsep.join(str(p) for p in self.ctx.options.site_packages)
-            dists = find_dist_infos(site_packages_dirs(self.ws, extra))
-            _DIST_CACHE[key] = dists
-        cands = dist_candidates(label)
-        for c in cands:
-            info = dists.get(c)
-            if info is None:
-                continue
-            text = read_dist_text(info, "RECORD")
-            if text is None:
-                continue
-            rows = parse_record(text)
-            mods = record_modules(rows)
-            sizes = {p: s for p, s in rows if s is not None}
-            o.modules.update(mods)
-            for m, p in mods.items():
-                o.module_bytes[m] = sizes.get(p, 0)
-            o.files = {
-                p: s for p, s in sizes.items() if not p.startswith("../") and ".dist-info/" not in p
-            }
-            o.basis = f"{info.name}/RECORD"
-            o.dist = info
+        key = (str(self.ws), tuple(str(p) for p in self.ctx.options.site_packages))
+        site = _SITE_CACHE.get(key)
+        if site is None:
+            extra = os.pathsep.join(key[1])
+            site = _SITE_CACHE[key] = installed(site_packages_dirs(self.ws, extra))
+        m = resolve_target(self.g, i, self.ctx.options.module_map, site)
+        deps = sorted({e.dep for e in self.g.out_edges(i, CODE_KINDS)} - {i})
+        if not m.modules and deps:
+            o.basis = "forwards to " + _short(self.g.labels[d] for d in deps)
+            o.guessed = any(self._ownership(d).guessed for d in deps)
             return o
-        o.unknown = (
-            f"no installed distribution found for {label} (looked for "
-            f"{_short(cands)} in site-packages dirs)"
-        )
-        o.modules.update(c for c in cands if c.isidentifier())
-        o.guessed = True
+        o.modules.update(m.modules)
+        for mod, path in m.modules.items():
+            o.module_bytes[mod] = m.sizes.get(path, 0)
+        o.files = dict(m.sizes)
+        o.basis = m.basis
+        o.unknown = m.unknown
+        o.guessed = m.guessed
         return o
 
     def _sizes(self, paths: list[str]) -> dict[str, int]:
@@ -603,6 +595,7 @@ class _Run:
             f = self._edge(a, b)
             if f is not None:
                 yield f
+        yield from self._unknown_findings()
         if self.trace is not None and self.py:
             yield self._coverage()
 
@@ -762,26 +755,48 @@ class _Run:
 
     def _ownership_unknown(
         self, a: int, b: int, attribute: str, unknown: set[int], looked: Evidence
-    ) -> Finding:
-        why = "; ".join(
-            f"{self.g.labels[u]}: {self.owned[u].unknown or 'provides no Python modules'}"
-            for u in sorted(unknown)
-        )
-        return self._base(
-            a,
-            b,
-            attribute,
-            code=OWNERSHIP.code,
-            name=OWNERSHIP.name,
-            verdict="evidence-missing",
-            message=(
-                f"cannot tell whether {self.g.labels[a]} uses {self.g.labels[b]}: "
-                f"its Python modules are unknown ({why})"
-            ),
-            confidence=Confidence.HIGH,
-            removable=False,
-            evidence=(looked,),
-        )
+    ) -> Finding | None:
+        """Noted here, reported once per unknown target by `_unknown_findings`."""
+        self._unknown_edges.setdefault(tuple(sorted(unknown)), []).append((a, b, attribute, looked))
+        return None
+
+    def _unknown_findings(self) -> Iterator[Finding]:
+        """One SLIM901 per target whose modules are unknown, listing every edge that
+        could not be judged because of it."""
+        g = self.g
+        for unknown, edges in sorted(self._unknown_edges.items()):
+            edges.sort(key=lambda e: (g.labels[e[0]], g.labels[e[1]]))
+            a, b, attribute, looked = edges[0]
+            why = "; ".join(
+                f"{g.labels[u]}: {self.owned[u].unknown or 'provides no Python modules'}"
+                for u in unknown
+            )
+            names = _short(g.labels[u] for u in unknown)
+            users = _short(g.labels[x] for x, _, _, _ in edges)
+            ev = [
+                Evidence(
+                    str(loc.path) if (loc := g.edge_location(x, y)) else g.labels[x],
+                    f"{g.labels[x]} -> {g.labels[y]} ({attr}) not judged",
+                    line=loc.line if loc else None,
+                    analyzer=NAME,
+                )
+                for x, y, attr, _ in edges
+            ]
+            yield self._base(
+                a,
+                b,
+                attribute,
+                code=OWNERSHIP.code,
+                name=OWNERSHIP.name,
+                verdict="evidence-missing",
+                message=(
+                    f"cannot tell whether {users} use{'s' if len(edges) == 1 else ''} "
+                    f"{names}: its Python modules are unknown ({why})"
+                ),
+                confidence=Confidence.HIGH,
+                removable=False,
+                evidence=(*ev, looked),
+            )
 
     def _runtime_unused(
         self,
@@ -1077,11 +1092,16 @@ class _Run:
     def _groups(self, t: int) -> frozenset[str] | None:
         """Entry-point groups `t` declares (its dist-info); None when not known."""
         o = self.owned.get(t)
-        if o is None or o.dist is None:
+        info = o.basis.split("/", 1)[0] if o is not None else ""
+        if not info.endswith((".dist-info", ".egg-info")):
             return None
-        from ._python_workspace import read_dist_text
+        from ._python_workspace import read_dist_text, site_packages_dirs
 
-        return entry_point_groups(read_dist_text(o.dist, "entry_points.txt"))
+        extra = os.pathsep.join(str(p) for p in self.ctx.options.site_packages)
+        for d in site_packages_dirs(self.ws, extra):
+            if (d / info).is_dir():
+                return entry_point_groups(read_dist_text(d / info, "entry_points.txt"))
+        return None
 
     def _redundant(
         self,

@@ -66,6 +66,8 @@ _KIND_BY_ATTRIBUTE = {
     "implementation_deps": EdgeKind.IMPLEMENTATION_DEPS,
     "interface_deps": EdgeKind.DEPS,
     "runtime_deps": EdgeKind.RUNTIME_DEPS,
+    # `alias(actual = ...)` (Bazel, Buck2): depending on the alias is depending on `actual`
+    "actual": EdgeKind.DEPS,
     "exports": EdgeKind.EXPORTS,
     "data": EdgeKind.DATA,
     "resources": EdgeKind.DATA,

@@ -20,12 +20,13 @@ from typing import Any
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_lines, open_input
+from slim.ingest.python._names import valid_module_name
 from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator, source_file
 
 FORMAT = "slim-import-trace"
 FORMAT_TSV = "python-audit-tsv"
 MAGIC = "slim-import-trace"
-_TSV_SNIFF = re.compile(rb"(?m)^import\t[\w.]+\tfilename=")
+_TSV_SNIFF = re.compile(rb"(?m)^import\t[^\t\s]+\tfilename=")
 _TSV_ROW = re.compile(r"^import\t([^\t]+)\tfilename=(None|'.*'|\".*\")(?:\t.*)?$")
 _VERSION = re.compile(r"^python (\d+\.\d+(?:\.\d+)?)\s*$")
 
@@ -39,7 +40,7 @@ def sniff_tsv(head: bytes, path: Path) -> bool:
 
 
 def _module(value: Any, name: str, lineno: int, what: str) -> str:
-    if not isinstance(value, str) or not all(p.isidentifier() for p in value.split(".")):
+    if not isinstance(value, str) or not valid_module_name(value):
         raise InputError(name, f"a module name in {what}", describe_found(repr(value)), line=lineno)
     return value
 

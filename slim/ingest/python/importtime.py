@@ -2,8 +2,10 @@
 
 Rows are `import time: SELF | CUMULATIVE | <2*depth spaces>NAME`, written when an import
 finishes (children before their parent), so the importer of a row is the next row one
-level shallower. Lines that are not rows are the program's own stderr and are skipped;
-each header line starts a new run, so several runs appended to one file merge.
+level shallower. NAME is whatever CPython printed (`_sysconfigdata__linux_x86_64-linux-gnu`,
+non-ASCII names): any token without whitespace. Lines that are not rows are the
+program's own stderr and are skipped; each header line starts a new run, so several runs
+appended to one file merge.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_lines, open_input
+from slim.ingest.python._names import valid_module_name
 from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
 
 FORMAT = "python-importtime"
@@ -24,16 +27,12 @@ FAST_READ_BYTES = 64 << 20
 _ROW_SHAPE = "a row `import time: SELF | CUMULATIVE | NAME`"
 _ROW = re.compile(
     rb"import time: *(\d+|cached) *\| *(?:\d+|cached) *\| "
-    rb"((?:  )*)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*) *$"
+    rb"((?:  )*)([!-~]+) *$"
 )
 
 
 def sniff(head: bytes, path: Path) -> bool:
     return _SNIFF.search(head) is not None
-
-
-def _valid_name(name: str) -> bool:
-    return all(part.isidentifier() for part in name.split("."))
 
 
 def _number(field: bytes) -> bool:
@@ -138,7 +137,7 @@ def _slow_row(raw: bytes, name: str, lineno: int) -> tuple[str, int, bool]:
         module = stripped.rstrip().decode("utf-8")
     except UnicodeDecodeError:
         module = ""
-    if not module or not _valid_name(module):
+    if not valid_module_name(module):
         raise InputError(
             name, "a module name in an importtime row", describe_found(raw), line=lineno
         )

@@ -1,6 +1,8 @@
 """`python -v` stderr as an `ImportTrace`: `import 'name' # <loader>` lines, with importers.
 
-`-v` prints `# code object from FILE` when a module's code starts and `import 'name'`
+`-v` prints `# code object from FILE` when a module's code starts (`# extension module
+'name' loaded from FILE` for an extension, whose module code runs next) and
+`import 'name'` (the name's repr: any name CPython can load, `-` and non-ASCII included)
 when it has finished, so a stack of open code objects gives the importer of every
 module. Failed imports print no `import` line (their open code object is dropped when
 an enclosing module finishes). Other lines (`# trying`, `# cleanup`, program output)
@@ -15,14 +17,18 @@ from pathlib import Path
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_lines, open_input
+from slim.ingest.python._names import unquote_repr, valid_module_name
 from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator, source_file
 
 FORMAT = "python-verbose"
-_IMPORT = re.compile(rb"^import '([^']+)' # (.*)$")
-_BOOT = re.compile(rb"^import ([A-Za-z_][\w.]*) # (frozen|builtin|previously loaded .*)$")
+# `import {name!r} # {loader!r}`: the name is a repr, quoted with ' or " (and escaped).
+_IMPORT = re.compile(rb"^import ('.*?'|\".*?\") # (.*)$")
+_BOOT = re.compile(rb"^import (\S+) # (frozen|builtin|previously loaded .*)$")
 _CODE = re.compile(rb"^# code object from '?([^']+?)'?$")
-_EXT = re.compile(rb"^# extension module '([^']+)' loaded from '?([^']+?)'?$")
-_SNIFF = re.compile(rb"(?m)^(?:import '[\w.]+' # <|# code object from |import _frozen_importlib )")
+_EXT = re.compile(rb"^# extension module ('[^']+'|\"[^\"]+\") loaded from '?([^']+?)'?$")
+_SNIFF = re.compile(
+    rb"(?m)^(?:import (?:'[^'\s]+'|\"[^\"\s]+\") # <|# code object from |import _frozen_importlib )"
+)
 
 
 def sniff(head: bytes, path: Path) -> bool:
@@ -79,9 +85,13 @@ def load(path: Path) -> ImportTrace:
                 continue
             if raw.startswith(b"# extension module "):
                 m = _EXT.match(raw)
-                if m:
-                    ext = m.group(1).decode("utf-8", "replace")
+                ext = unquote_repr(m.group(1).decode("utf-8", "replace")) if m else None
+                if m and ext:
                     ext_files[ext] = m.group(2).decode("utf-8", "replace")
+                    # A multi-phase extension (Cython, pybind11 >= 2.13) runs its code
+                    # between `loaded from` and its `import` line: it imports what
+                    # follows, like a code object would.
+                    stack.append(_Frame(ext.replace(".", "/")))
                 continue
             if not raw.startswith(b"import "):
                 continue
@@ -89,12 +99,13 @@ def load(path: Path) -> ImportTrace:
             if m is None:
                 continue
             try:
-                module = m.group(1).decode("utf-8")
+                text = m.group(1).decode("utf-8")
             except UnicodeDecodeError:
                 raise InputError(
                     name, "a UTF-8 module name", describe_found(raw), line=lineno
                 ) from None
-            if not all(p.isidentifier() for p in module.split(".")):
+            module = unquote_repr(text) if m.re is _IMPORT else text
+            if module is None or not valid_module_name(module):
                 raise InputError(
                     name, "a module name in `import '...'`", describe_found(raw), line=lineno
                 )

@@ -128,7 +128,10 @@ def test_load_evidence_returns_one_trace() -> None:
             2,
             "truncated",
         ),
-        (b"import time:        10 |         10 | 1bad-name\n", 1, "a module name"),
+        (b"import time:        10 |         10 | bad name\n", 1, "a module name"),
+        (b"import time:        10 |         10 | bad\x01ctl\n", 1, "a module name"),
+        (b"import time:        10 |         10 | \xff\xfe\n", 1, "a module name"),
+        (b"import time:        10 |         10 |    \n", 1, "a module name"),
         (b"import time:        ab |         10 | x\n", 1, "expected a row"),
     ],
 )
