@@ -15,6 +15,7 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext, has_native_code
@@ -87,6 +88,8 @@ LINKING_KINDS: tuple[str, ...] = (
     "module_library",
 )
 LINKING_KINDS += ("cc_shared_library", "EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY")
+#: Dependants of one edge scanned for #include at most (depfiles have no such limit).
+MAX_SCANNED_USERS = 200
 _NO_COMPILE_KINDS = frozenset({"interface_library", "INTERFACE_LIBRARY", "custom", "UTILITY"})
 COMPILE_HINT = (
     "pass --compile with `ninja -C build -t deps > deps.txt` (Ninja) or the compiler's "
@@ -221,6 +224,40 @@ def _map_matches(v: _MapView, root: int, own: Ownership, graph: BuildGraph) -> b
         if posixpath.basename(out) == graph.labels[root].rsplit(":", 1)[-1]:
             return True
     return False
+
+
+_TLL_KEYWORDS = {
+    "PUBLIC": "PUBLIC",
+    "PRIVATE": "PRIVATE",
+    "INTERFACE": "INTERFACE",
+    "LINK_PUBLIC": "PUBLIC",
+    "LINK_PRIVATE": "PRIVATE",
+    "LINK_INTERFACE_LIBRARIES": "INTERFACE",
+}
+
+
+def _declared_visibility(dirs: list[Path], path: str, line: int, name: str) -> str | None:
+    """The keyword in force for `name` in the `target_link_libraries(...)` call starting at
+    `path:line` ("" for the plain signature); None when the file cannot be read."""
+    for d in dirs:
+        f = d / path
+        try:
+            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if not 0 < line <= len(lines):
+            continue
+        text = " ".join(lines[line - 1 : line + 40])
+        text = text.split(")", 1)[0].partition("(")[2]
+        words = [w.strip('"') for w in text.replace("\t", " ").split()]
+        current = ""
+        for w in words[1:]:
+            if w in _TLL_KEYWORDS:
+                current = _TLL_KEYWORDS[w]
+            elif w == name or w.replace("::", "__") == name:
+                return current
+        return current
+    return None
 
 
 def _links(kind: str) -> bool:
@@ -419,9 +456,15 @@ class NativeSymbolsAnalyzer:
         used: list[tuple[int, str, Evidence]] = []
         unknown: list[str] = []
         hows: set[str] = set()
-        for u in self._users(ctx, a):
-            if not self._compiles(ctx, u):
+        users = [u for u in self._users(ctx, a) if self._compiles(ctx, u)]
+        scan_budget = MAX_SCANNED_USERS
+        for u in users:
+            known = cidx.by_target.get(u)
+            if known is None and scan_budget <= 0:
+                unknown.append(f"{g.labels[u]} (one of {len(users)} dependants: too many to scan)")
                 continue
+            if known is None:
+                scan_budget -= 1
             tc = cidx.of(u)
             if tc is None:
                 unknown.append(g.labels[u])
@@ -510,9 +553,57 @@ class NativeSymbolsAnalyzer:
         ]
         if a == ctx.root:
             return dataclasses.replace(link, evidence=ev, details=details)
+        public = self._public_edge(ctx, a, n)
+        if public is not None:
+            msg = (
+                f"{dep} contributes nothing to {ctx.root_label}'s link, but "
+                f"{g.labels[a]} -> {dep} {public}: every target that links {g.labels[a]} "
+                f"gets {dep}'s usage requirements (include directories, compile definitions, "
+                "options) through it, which no map or depfile shows. Not proposed for removal."
+            )
+            return _Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, ev, None, details)
         return self._consumers_verdict(
             ctx, own, a, n, dataclasses.replace(link, evidence=ev, details=details)
         )
+
+    def _public_edge(self, ctx: AnalysisContext, a: int, n: int) -> str | None:
+        """Why a CMake library's edge may carry usage requirements to its dependants
+        (PUBLIC/INTERFACE, the plain signature, or a declaring line that cannot be read);
+        None for a PRIVATE edge, a library nothing depends on, or a non-CMake graph."""
+        g = ctx.graph
+        attrs = g.target(a).attrs
+        if "cmake_type" not in attrs:
+            return None
+        if len(g.reverse_closure([a], BUILD_KINDS)) <= 1:
+            return None
+        dep = g.labels[n]
+        vis = attrs.get("link_visibility")
+        if isinstance(vis, tuple):
+            for row in vis:
+                label, _, kind = str(row).rpartition(" ")
+                if label == dep:
+                    return None if kind == "PRIVATE" else f"is declared {kind}"
+        loc = g.edge_location(a, n)
+        if loc is None:
+            return "has no declaring line to read its visibility from"
+        name = str(g.target(n).attrs.get("cmake_name") or dep.rsplit(":", 1)[-1])
+        declared = _declared_visibility(self._source_dirs(ctx, a), loc.path, loc.line or 0, name)
+        if declared == "PRIVATE":
+            return None
+        if declared is None:
+            return f"is declared at {loc} (not readable here, so its visibility is unknown)"
+        if declared == "":
+            return f"is declared at {loc} without a keyword (the plain signature is transitive)"
+        return f"is declared {declared} at {loc}"
+
+    def _source_dirs(self, ctx: AnalysisContext, a: int) -> list[Path]:
+        out = []
+        if ctx.options.workspace is not None:
+            out.append(Path(ctx.options.workspace))
+        root = ctx.graph.target(a).attrs.get("source_root")
+        if isinstance(root, str) and root:
+            out.append(Path(root))
+        return out
 
     def _consumers_verdict(
         self, ctx: AnalysisContext, own: Ownership, a: int, n: int, link: _Verdict

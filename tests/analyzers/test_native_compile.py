@@ -142,6 +142,17 @@ def test_library_edge_is_removable_only_when_every_consumer_was_checked(
     assert direct.verdict == "header-only-use"
 
 
+def test_public_edge_of_a_library_is_never_proposed(project: Build) -> None:
+    """`target_link_libraries(shared PUBLIC deadpub)` hands deadpub's usage requirements
+    (here a compile definition) to every target linking shared: no map shows them."""
+    fs = findings(project)
+    for root in ROOTS:
+        f = fs[(root, "//shared:shared", "//deadpub:deadpub")]
+        assert f.verdict == "unreferenced-unsafe"
+        assert not f.removable
+        assert "is declared PUBLIC at shared/CMakeLists.txt:6" in f.message
+
+
 def test_without_compile_evidence_nothing_is_removable(project: Build) -> None:
     fs = findings(project, compile=())
     assert fs
@@ -209,6 +220,7 @@ def test_brute_force_every_reported_edge(project: Build, tmp_path: Path) -> None
     # The ground truth of each case, as the build says it.
     assert truth[("//apps:app1", "//dead:dead")][0]
     assert truth[("//shared:shared", "//deadpriv:deadpriv")][0]
+    assert truth[("//shared:shared", "//deadpub:deadpub")][0]  # kept on purpose (PUBLIC)
     assert "No such file or directory" in truth[("//apps:app1", "//hdronly:hdronly")][1]
     assert "No such file or directory" in truth[("//apps:app2", "//inclunused:inclunused")][1]
     assert "undefined reference" in truth[("//shared:shared", "//extra:extra")][1]
