@@ -528,6 +528,12 @@ class NativeSymbolsAnalyzer:
                 f"{link.message} Not removable: whether the compile of "
                 f"{', '.join(unknown[:5])} includes {dep}'s headers is unknown ({COMPILE_HINT})."
             )
+            stray = self._compile.unowned
+            if stray:
+                msg += (
+                    f" Ownership unknown for {len(stray)} compiled object(s) of the compile "
+                    f"evidence given (no target of the graph owns {', '.join(sorted(stray)[:3])})."
+                )
             return _Verdict(
                 "unreferenced",
                 msg,
