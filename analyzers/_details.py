@@ -25,12 +25,30 @@ class LinkDetails:
     archive_bytes: int | None = None
     missing_evidence: tuple[str, ...] = ()
     referenced: bool = False
+    compile_evidence: str = ""
+    """How the dependant's compile was known: depfile, ninja -t deps, static #include
+    scan, or "" (none given)."""
+    header_uses: tuple[str, ...] = ()
+    """`source includes header` rows that make the edge needed to compile."""
+    consumers_checked: tuple[str, ...] = ()
+    consumers_not_checked: tuple[str, ...] = ()
+    consumers_using: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
         return _json(self)
 
     def text_lines(self) -> tuple[str, ...]:
-        return ()
+        out = [f"header use: {h}" for h in self.header_uses[:5]]
+        if self.consumers_checked or self.consumers_not_checked:
+            out.append(
+                "consumers checked: "
+                + (", ".join(self.consumers_checked) or "none")
+                + "; not checked: "
+                + (", ".join(self.consumers_not_checked) or "none")
+            )
+        if self.consumers_using:
+            out.append(f"still used by: {', '.join(self.consumers_using)}")
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,13 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext, has_native_code
+from slim.model.facts import Facts
 from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
-from slim.model.graph import CODE_KINDS, BuildGraph, Target
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, Target
 from slim.model.native import (
     ElfFile,
     GcReport,
@@ -31,6 +34,7 @@ from slim.model.native import (
 from slim.model.ownership import Ownership
 from slim.model.plugin import AnalyzerSpec
 
+from ._compile_use import C_SUFFIXES, CompileIndex
 from ._details import LinkDetails, SharedLibDetails
 
 UNREFERENCED = Rule(
@@ -75,6 +79,22 @@ NATIVE_KINDS = frozenset(
     }
 )
 BINARY_KINDS = ("_binary", "_test", "EXECUTABLE", "executable")
+#: Targets whose link takes a library's edges with it (a map of each is the evidence).
+LINKING_KINDS: tuple[str, ...] = (
+    "_binary",
+    "_test",
+    "executable",
+    "shared_library",
+    "module_library",
+)
+LINKING_KINDS += ("cc_shared_library", "EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY")
+#: Dependants of one edge scanned for #include at most (depfiles have no such limit).
+MAX_SCANNED_USERS = 200
+_NO_COMPILE_KINDS = frozenset({"interface_library", "INTERFACE_LIBRARY", "custom", "UTILITY"})
+COMPILE_HINT = (
+    "pass --compile with `ninja -C build -t deps > deps.txt` (Ninja) or the compiler's "
+    "depfiles (-MD; a directory of *.d), or --workspace for a static #include scan"
+)
 CODE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".s", ".S", ".asm", ".o", ".a", ".m")
 SHARED_SUFFIXES = (".so", ".dylib", ".ifso")
 # Weak references every gcc/glibc program carries; they say nothing about the deps.
@@ -206,6 +226,66 @@ def _map_matches(v: _MapView, root: int, own: Ownership, graph: BuildGraph) -> b
     return False
 
 
+_TLL_KEYWORDS = {
+    "PUBLIC": "PUBLIC",
+    "PRIVATE": "PRIVATE",
+    "INTERFACE": "INTERFACE",
+    "LINK_PUBLIC": "PUBLIC",
+    "LINK_PRIVATE": "PRIVATE",
+    "LINK_INTERFACE_LIBRARIES": "INTERFACE",
+}
+
+
+def _declared_visibility(dirs: list[Path], path: str, line: int, name: str) -> str | None:
+    """The keyword in force for `name` in the `target_link_libraries(...)` call starting at
+    `path:line` ("" for the plain signature); None when the file cannot be read."""
+    for d in dirs:
+        f = d / path
+        try:
+            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if not 0 < line <= len(lines):
+            continue
+        text = " ".join(lines[line - 1 : line + 40])
+        text = text.split(")", 1)[0].partition("(")[2]
+        words = [w.strip('"') for w in text.replace("\t", " ").split()]
+        current = ""
+        for w in words[1:]:
+            if w in _TLL_KEYWORDS:
+                current = _TLL_KEYWORDS[w]
+            elif w == name or w.replace("::", "__") == name:
+                return current
+        return current
+    return None
+
+
+def _links(kind: str) -> bool:
+    """A target with a link step of its own (a binary, a test, a shared library)."""
+    return kind.endswith(LINKING_KINDS) or kind in LINKING_KINDS
+
+
+def _link_use(views: list[_MapView], n: int) -> tuple[str, str, int | None] | None:
+    """Whether `n` takes part in any of these links: (map, what, line), or None."""
+    for v in views:
+        m = v.map
+        if n in v.shared_owners:
+            return m.path, "links it as a shared library", None
+        for i in v.inputs.get(n, ()):
+            if _live([i], m.linker):
+                return m.path, f"{i.file} is linked ({i.kept_bytes} bytes kept)", i.line or None
+            return m.path, f"{i.file} is extracted (then garbage-collected)", i.line or None
+        for sym, ref, line in v.refs.get(n, ())[:1]:
+            return m.path, f"{sym} referenced by {ref} (--cref)", line
+        for file, _ref, sym, line in v.extracted.get(n, ())[:1]:
+            return m.path, f"{file} extracted for {sym} (why-extract)", line
+        for file, sec, line in v.gc.get(n, ())[:1]:
+            return m.path, f"{file}:({sec}) linked then garbage-collected", line
+        if n in v.whole:
+            return m.path, "linked whole-archive", None
+    return None
+
+
 def _live(inputs: Iterable[LinkInput], linker: str) -> bool:
     """Something of it is in the program (MSVC maps carry no sizes: a listed public is)."""
     return any(i.kept_bytes > 0 or (linker == "msvc" and i.sections) for i in inputs)
@@ -232,6 +312,9 @@ def _root_binaries(
 class NativeSymbolsAnalyzer:
     """Joins linker maps, GC reports and ELF facts to the root's closure."""
 
+    _compile: CompileIndex
+    _consumer_facts: dict[int, Facts | None]
+
     def analyze(self, ctx: AnalysisContext) -> Iterator[Finding]:
         g = ctx.graph
         own = Ownership.of(g)
@@ -248,6 +331,12 @@ class NativeSymbolsAnalyzer:
         if maps and not mine and is_binary:
             yield self._not_checked(ctx, maps)
         if mine:
+            self._consumer_facts = self._load_consumers(ctx, closure)
+            deps = list(ctx.facts.of(CompileDeps))
+            for f in self._consumer_facts.values():
+                if f is not None:
+                    deps.extend(f.of(CompileDeps))
+            self._compile = CompileIndex(g, own, deps, ctx.options.workspace)
             yield from self._slim002(ctx, own, mine, elfs, closure)
         yield from self._slim004(ctx, own, elfs, mine, closure)
 
@@ -306,8 +395,11 @@ class NativeSymbolsAnalyzer:
             edges = [e for e in g.in_edges(n, CODE_KINDS) if e.target in closure and e.target != n]
             if not edges:
                 continue
-            verdict = self._verdict(ctx, t, views, elf_by_owner.get(n, []), binary_weak_undef)
+            link_verdict = self._verdict(ctx, t, views, elf_by_owner.get(n, []), binary_weak_undef)
             for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
+                verdict = link_verdict
+                if link_verdict.verdict == "unreferenced":
+                    verdict = self._edge_verdict(ctx, own, edge.target, n, link_verdict)
                 yield Finding(
                     code=UNREFERENCED.code,
                     name=UNREFERENCED.name,
@@ -324,6 +416,269 @@ class NativeSymbolsAnalyzer:
                     saving=verdict.saving,
                     details=verdict.details,
                 )
+
+    # -- per edge: compile-time use and every consumer --------------------------------
+    def _load_consumers(self, ctx: AnalysisContext, closure: set[int]) -> dict[int, Facts | None]:
+        """The evidence of every other binary that links a library of this closure."""
+        g = ctx.graph
+        libs = [n for n in closure if n != ctx.root]
+        up = g.reverse_closure(libs, BUILD_KINDS).tolist() if libs else []
+        out: dict[int, Facts | None] = {}
+        for c in sorted(up):
+            if c != ctx.root and _links(g.kinds[c]):
+                out[c] = ctx.evidence_of(g.labels[c])
+        return out
+
+    def _users(self, ctx: AnalysisContext, a: int) -> list[int]:
+        """`a` and every target whose compile gets headers through `a` (its dependants)."""
+        if a == ctx.root:
+            return [a]
+        up = ctx.graph.reverse_closure([a], CODE_KINDS).tolist()
+        return sorted(set(up) | {a})
+
+    def _compiles(self, ctx: AnalysisContext, u: int) -> bool:
+        t = ctx.graph.target(u)
+        if t.kind in _NO_COMPILE_KINDS or t.is_external:
+            return False
+        srcs = [s.rsplit("?", 1)[0] for s in t.srcs]
+        if srcs:
+            return any(s.endswith(C_SUFFIXES) for s in srcs)
+        return _is_native(t) or _links(t.kind)
+
+    def _compile_use(
+        self, ctx: AnalysisContext, a: int, n: int
+    ) -> tuple[list[tuple[int, str, Evidence]], list[str], str]:
+        """Headers of `n` (or of what `n` brings) read by the compile of `a` or of its
+        dependants; the targets whose compile is unknown; the kind of evidence used."""
+        g = ctx.graph
+        cidx = self._compile
+        brought = set(g.closure([n], CODE_KINDS).tolist())
+        used: list[tuple[int, str, Evidence]] = []
+        unknown: list[str] = []
+        hows: set[str] = set()
+        users = [u for u in self._users(ctx, a) if self._compiles(ctx, u)]
+        scan_budget = MAX_SCANNED_USERS
+        for u in users:
+            known = cidx.by_target.get(u)
+            if known is None and scan_budget <= 0:
+                unknown.append(f"{g.labels[u]} (one of {len(users)} dependants: too many to scan)")
+                continue
+            if known is None:
+                scan_budget -= 1
+            tc = cidx.of(u)
+            if tc is None:
+                unknown.append(g.labels[u])
+                continue
+            hows.add(tc.how)
+            direct = {e.dep for e in g.out_edges(u, CODE_KINDS)}
+            if u == a:
+                direct.discard(n)
+            for h in tc.headers:
+                owners = cidx.owners(h.header) & brought
+                owners -= direct | {u}
+                if owners:
+                    via = sorted(g.labels[o] for o in owners)
+                    what = f"{h.source} includes {h.header}"
+                    if via != [g.labels[n]]:
+                        what += f" (owned by {', '.join(via)})"
+                    if u != a:
+                        what = f"{g.labels[u]}: {what}"
+                    used.append((u, what, h.evidence))
+            if not tc.exact and tc.unresolved:
+                shown = "; ".join(tc.unresolved[:3])
+                unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
+        how = ", ".join(sorted(hows))
+        return used, unknown, how
+
+    def _edge_verdict(
+        self, ctx: AnalysisContext, own: Ownership, a: int, n: int, link: _Verdict
+    ) -> _Verdict:
+        """A link-unreferenced edge `a -> n`: kept when a compile reads `n`'s headers, not
+        removable without compile-time evidence, and for a library's edge removable only
+        when every binary linking `a` was checked and none uses `n`."""
+        g = ctx.graph
+        dep = g.labels[n]
+        used, unknown, how = self._compile_use(ctx, a, n)
+        details = dataclasses.replace(link.details, compile_evidence=how)
+        if used:
+            seen: dict[str, Evidence] = {}
+            for _, what, hev in used:
+                seen.setdefault(what, hev)
+            rows = list(seen)
+            exact = "static" not in how
+            msg = (
+                f"{dep} contributes no code to {ctx.root_label}'s link, but it is needed to "
+                f"compile: {rows[0]}"
+                + (f" (and {len(rows) - 1} more)" if len(rows) > 1 else "")
+                + f" ({how}). Cutting {g.labels[a]} -> {dep} takes its headers and include "
+                "directories away."
+            )
+            return _Verdict(
+                "header-only-use",
+                msg,
+                Confidence.HIGH if exact else Confidence.MEDIUM,
+                False,
+                [*link.evidence, *list(seen.values())[:5]],
+                None,
+                dataclasses.replace(details, header_uses=tuple(rows[:20])),
+            )
+        if unknown:
+            missing = f"compile-time evidence for {', '.join(unknown[:5])}"
+            msg = (
+                f"{link.message} Not removable: whether the compile of "
+                f"{', '.join(unknown[:5])} includes {dep}'s headers is unknown ({COMPILE_HINT})."
+            )
+            stray = self._compile.unowned
+            if stray:
+                msg += (
+                    f" Ownership unknown for {len(stray)} compiled object(s) of the compile "
+                    f"evidence given (no target of the graph owns {', '.join(sorted(stray)[:3])})."
+                )
+            return _Verdict(
+                "unreferenced",
+                msg,
+                Confidence.MEDIUM,
+                False,
+                link.evidence,
+                None,
+                dataclasses.replace(
+                    details,
+                    missing_evidence=tuple(sorted({*details.missing_evidence, missing})),
+                ),
+            )
+        ev = [
+            *link.evidence,
+            Evidence(
+                "compile",
+                f"{how}: no file compiled for {g.labels[a]} (or its dependants) reads a "
+                f"header of {dep} or of what it brings",
+                None,
+                None,
+                "analyzer:native_symbols",
+            ),
+        ]
+        if a == ctx.root:
+            return dataclasses.replace(link, evidence=ev, details=details)
+        public = self._public_edge(ctx, a, n)
+        if public is not None:
+            msg = (
+                f"{dep} contributes nothing to {ctx.root_label}'s link, but "
+                f"{g.labels[a]} -> {dep} {public}: every target that links {g.labels[a]} "
+                f"gets {dep}'s usage requirements (include directories, compile definitions, "
+                "options) through it, which no map or depfile shows. Not proposed for removal."
+            )
+            return _Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, ev, None, details)
+        return self._consumers_verdict(
+            ctx, own, a, n, dataclasses.replace(link, evidence=ev, details=details)
+        )
+
+    def _public_edge(self, ctx: AnalysisContext, a: int, n: int) -> str | None:
+        """Why a CMake library's edge may carry usage requirements to its dependants
+        (PUBLIC/INTERFACE, the plain signature, or a declaring line that cannot be read);
+        None for a PRIVATE edge, a library nothing depends on, or a non-CMake graph."""
+        g = ctx.graph
+        attrs = g.target(a).attrs
+        if "cmake_type" not in attrs:
+            return None
+        if len(g.reverse_closure([a], BUILD_KINDS)) <= 1:
+            return None
+        dep = g.labels[n]
+        vis = attrs.get("link_visibility")
+        if isinstance(vis, tuple):
+            for row in vis:
+                label, _, kind = str(row).rpartition(" ")
+                if label == dep:
+                    return None if kind == "PRIVATE" else f"is declared {kind}"
+        loc = g.edge_location(a, n)
+        if loc is None:
+            return "has no declaring line to read its visibility from"
+        name = str(g.target(n).attrs.get("cmake_name") or dep.rsplit(":", 1)[-1])
+        declared = _declared_visibility(self._source_dirs(ctx, a), loc.path, loc.line or 0, name)
+        if declared == "PRIVATE":
+            return None
+        if declared is None:
+            return f"is declared at {loc} (not readable here, so its visibility is unknown)"
+        if declared == "":
+            return f"is declared at {loc} without a keyword (the plain signature is transitive)"
+        return f"is declared {declared} at {loc}"
+
+    def _source_dirs(self, ctx: AnalysisContext, a: int) -> list[Path]:
+        out = []
+        if ctx.options.workspace is not None:
+            out.append(Path(ctx.options.workspace))
+        root = ctx.graph.target(a).attrs.get("source_root")
+        if isinstance(root, str) and root:
+            out.append(Path(root))
+        return out
+
+    def _consumers_verdict(
+        self, ctx: AnalysisContext, own: Ownership, a: int, n: int, link: _Verdict
+    ) -> _Verdict:
+        g = ctx.graph
+        dep, lib = g.labels[n], g.labels[a]
+        consumers = [c for c in g.reverse_closure([a], BUILD_KINDS).tolist() if _links(g.kinds[c])]
+        checked = [ctx.root_label]
+        unchecked: list[str] = []
+        using: list[str] = []
+        ev = list(link.evidence)
+        for c in sorted(consumers):
+            if c == ctx.root:
+                continue
+            label = g.labels[c]
+            facts = self._consumer_facts.get(c)
+            if facts is None and c not in self._consumer_facts:
+                facts = ctx.evidence_of(label)
+            maps = facts.of(LinkMap) if facts is not None else []
+            gcs = facts.of(GcReport) if facts is not None else []
+            whys = facts.of(WhyExtract) if facts is not None else []
+            views = [_view(m, own, gcs, whys) for m in maps]
+            views = [v for v in views if _map_matches(v, c, own, g)]
+            if not views:
+                unchecked.append(label)
+                continue
+            checked.append(label)
+            why = _link_use(views, n)
+            if why is not None:
+                using.append(label)
+                ev.append(
+                    Evidence(why[0], f"{label}: {why[1]}", why[2], None, "analyzer:native_symbols")
+                )
+        details = dataclasses.replace(
+            link.details,
+            consumers_checked=tuple(checked),
+            consumers_not_checked=tuple(unchecked),
+            consumers_using=tuple(using),
+        )
+        if not unchecked and not using:
+            msg = (
+                f"{link.message} {lib}'s edge is shared by every binary that links {lib}; "
+                f"checked for each ({', '.join(checked)}): none uses {dep}."
+            )
+            return dataclasses.replace(link, message=msg, evidence=ev, details=details)
+        parts = []
+        if using:
+            parts.append(f"still used through it by {', '.join(using)}")
+        if unchecked:
+            parts.append(
+                f"not checked for {', '.join(unchecked)} (no linker map given for "
+                f"{'it' if len(unchecked) == 1 else 'them'}: pass each binary's map, as a root "
+                'or in [targets."//x"] linkmap)'
+            )
+        msg = (
+            f"{dep} contributes nothing to {ctx.root_label}'s link, but {lib} -> {dep} is a "
+            f"library's edge, shared by every binary that links {lib}: "
+            + "; ".join(parts)
+            + f". Checked: {', '.join(checked)}."
+        )
+        return _Verdict(
+            "unused-by-this-root",
+            msg,
+            Confidence.MEDIUM if not using else Confidence.HIGH,
+            False,
+            ev,
+            None,
+            details,
+        )
 
     def _verdict(
         self,

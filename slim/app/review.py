@@ -23,7 +23,7 @@ from slim.model.report import Report, ReviewSummary, RootDelta
 if TYPE_CHECKING:
     from slim.analysis.engine import Analysis, RootInput
 
-EVIDENCE_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
+EVIDENCE_KEYS = ("graph", "trace", "linkmap", "binary", "compile", "timings")
 GPU_CODE = "SLIM003"
 MISSING_CODE = "SLIM900"
 

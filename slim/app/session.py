@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from slim.model.report import Report
 
 #: Evidence kinds given as files, in the order they are read.
-EVIDENCE_FILE_KINDS = ("trace", "linkmap", "binary", "timings")
+EVIDENCE_FILE_KINDS = ("trace", "linkmap", "binary", "compile", "timings")
 
 
 @dataclass(frozen=True)

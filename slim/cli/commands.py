@@ -151,7 +151,7 @@ def formats() -> int:
     from slim.ingest import FORMATS
 
     lines = []
-    for evidence in ("graph", "trace", "linkmap", "binary", "timings"):
+    for evidence in ("graph", "trace", "linkmap", "binary", "compile", "timings"):
         group = [f for f in FORMATS if f.evidence == evidence]
         if not group:
             continue

@@ -35,6 +35,12 @@ EVIDENCE_FLAGS: tuple[EvidenceFlag, ...] = (
         "--binary", "binaries", "binary", "ELF executable, shared library, object or archive."
     ),
     EvidenceFlag(
+        "--compile",
+        "compiles",
+        "compile",
+        "Compile-time deps: a depfile (-MD) or a directory of them, or `ninja -t deps` output.",
+    ),
+    EvidenceFlag(
         "--timings",
         "timings",
         "timings",

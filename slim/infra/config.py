@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-LIST_KEYS = ("graph", "trace", "linkmap", "binary", "timings")
+LIST_KEYS = ("graph", "trace", "linkmap", "binary", "compile", "timings")
 SCALAR_KEYS = ("graph_format", "workspace", "fail_on")
 RULE_KEYS = ("select", "ignore")
 TARGET_KEYS = (*LIST_KEYS, "workspace", "cpu_only", "cuda_archs", "site_packages")

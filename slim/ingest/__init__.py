@@ -246,6 +246,21 @@ FORMATS: tuple[Format, ...] = (
         "ELF executable, shared library, object or ar archive (symbols, DT_NEEDED, sections)",
         "pass bazel-bin/app/app, its .so deps and the lib*.a of the deps you question",
     ),
+    # -- compile-time dependencies -------------------------------------------------------
+    _f(
+        "ninja-deps-compile",
+        "compile",
+        "slim.ingest.compile.ninja_deps",
+        "ninja -t deps (source and headers each object was compiled from)",
+        "ninja -C build -t deps > ninja-deps.txt",
+    ),
+    _f(
+        "depfile",
+        "compile",
+        "slim.ingest.compile.depfile",
+        "compiler depfiles (-MD/-MMD make rules), one .d file or a directory of them",
+        "gcc -MD -c a.cc -o a.o   # writes a.d; CMake Makefiles: build/**/*.o.d",
+    ),
     # -- linker maps and GC reports ------------------------------------------------------
     _f(
         "gnu-ld-map",

@@ -22,6 +22,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "source": "Python sources in the workspace (static imports)",
     "linkmap": "linker maps (archive members pulled, sections kept)",
     "binary": "ELF binaries, shared libraries, objects (symbols, DT_NEEDED, fatbins)",
+    "compile": "compile-time dependencies (depfiles from -MD, ninja -t deps: headers read)",
     "timings": "build timings (.ninja_log, Bazel profile, Buck2 reports)",
 }
 

@@ -17,11 +17,13 @@ import pytest
 from slim_analyzers.native_symbols import SPEC, NativeSymbolsAnalyzer
 
 from slim.ingest.binary import elf
+from slim.ingest.compile import depfile
 from slim.ingest.linkmap import gc_sections, gold_map, ld_map, lld_map, mold_map
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding
 from slim.model.graph import EdgeKind, GraphBuilder
+from slim.model.options import RootOptions
 
 OBJ = "bazel-out/k8-fastbuild/bin"
 SOURCES = {
@@ -82,6 +84,7 @@ def build(tmp: Path, linker: str, whole_archive_reg: bool = False) -> Link:
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} not installed: cannot link with {linker}")
     cflags = ["-O1", "-ffunction-sections", "-fdata-sections", "-fno-asynchronous-unwind-tables"]
+    cflags.append("-MD")  # depfiles: what each compile read (SLIM002's compile-time evidence)
     for rel, text in SOURCES.items():
         src = tmp / rel
         src.parent.mkdir(parents=True, exist_ok=True)
@@ -143,11 +146,13 @@ def graph_for() -> tuple[GraphBuilder, int]:
 
 
 def analyze(
-    link: Link, with_elf: bool = True, with_gc: bool = True
+    link: Link, with_elf: bool = True, with_gc: bool = True, with_compile: bool = True
 ) -> dict[tuple[str, str], Finding]:
     b, _root = graph_for()
     g = b.build()
     facts = Facts()
+    if with_compile:
+        facts.extend(depfile.load(link.root / OBJ / "app/_objs/app/main.d"))
     facts.extend(LINKERS[link.linker][1].load(link.map))
     if with_gc and link.gc.read_text().strip():
         facts.extend(gc_sections.load(link.gc))
@@ -183,6 +188,14 @@ def test_planted_dead_library_is_removable(link: Link) -> None:
     if link.linker == "bfd":
         assert f.confidence is Confidence.HIGH
         assert any(e.detail.startswith("LOAD native/dead/libdead.a") for e in f.evidence)
+
+
+def test_without_compile_evidence_the_dead_library_is_not_removable(link: Link) -> None:
+    f = analyze(link, with_compile=False)[("//app:app", "//native/dead:dead")]
+    assert f.verdict == "unreferenced"
+    assert not f.removable
+    assert f.confidence is Confidence.MEDIUM
+    assert "-MD" in f.message
 
 
 def test_used_and_transitively_used_libraries_are_not_flagged(link: Link) -> None:
@@ -287,7 +300,9 @@ def test_sample_monorepo_end_to_end(graph_export: str, linker: str) -> None:
     for a in sorted((EXPORTS / "archives").rglob("*.a")):
         facts.extend(load_evidence(a, "binary")[1])
     facts.extend(load_evidence(EXPORTS / "bin" / "cpu_server", "binary")[1])
-    ctx = AnalysisContext(graph=g, root=root, facts=facts)
+    # Compile-time evidence: a static #include scan of the sample's sources.
+    opts = RootOptions(workspace=MONOREPO)
+    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=opts)
     found = {f.dep: f for f in NativeSymbolsAnalyzer().analyze(ctx) if f.code == "SLIM002"}
     planted = found["//native/legacy_io:legacy_io"]
     assert planted.removable

@@ -163,6 +163,16 @@ class Source(msgspec.Struct, rename="camel"):
     compile_group_index: int | None = None
 
 
+class Include(msgspec.Struct, rename="camel"):
+    path: str = ""
+    is_system: bool = False
+
+
+class CompileGroup(msgspec.Struct, rename="camel"):
+    includes: list[Include] = []
+    source_indexes: list[int] = []
+
+
 class TargetPaths(msgspec.Struct):
     source: str = "."
     build: str = "."
@@ -184,6 +194,7 @@ class Target(msgspec.Struct, rename="camel"):
     order_dependencies: list[DepRef] | None = None
     link: Link | None = None
     sources: list[Source] = []
+    compile_groups: list[CompileGroup] = []
     imported: bool = False
     abstract: bool = False
 
@@ -337,7 +348,7 @@ def load(path: Path, builder: GraphBuilder) -> None:
             d = conf.directories[ref.directory_index]
             rel = d.source if _in_project(d.source) else d.build
             by_id.setdefault(t.id, []).append(_Loaded(conf.name, rel, t))
-    _Builder(builder, by_id, cm.paths.build).run()
+    _Builder(builder, by_id, cm.paths.build, cm.paths.source).run()
     builder.notes.append(f"cmake file API: codemodel 2.{minor}")
     if minor < 9:
         builder.notes.append(
@@ -354,10 +365,13 @@ def load(path: Path, builder: GraphBuilder) -> None:
 class _Builder:
     """Turns the targets of every configuration into nodes, edges and artifacts."""
 
-    def __init__(self, b: GraphBuilder, by_id: dict[str, list[_Loaded]], build_root: str) -> None:
+    def __init__(
+        self, b: GraphBuilder, by_id: dict[str, list[_Loaded]], build_root: str, source_root: str
+    ) -> None:
         self.b = b
         self.by_id = by_id
         self.build_root = build_root.rstrip("/")
+        self.source_root = source_root.rstrip("/")
         self.labels = {
             tid: cmake_label(ls[0].directory, ls[0].target.name) for tid, ls in by_id.items()
         }
@@ -410,6 +424,14 @@ class _Builder:
                         loc = edges.pop((dep, k))
                         edges.setdefault((dep, EdgeKind.IMPLICIT), loc)
 
+    def relative(self, path: str) -> str:
+        """An include directory relative to the top source directory when inside it."""
+        p = posixpath.normpath(path.replace("\\", "/"))
+        root = self.source_root
+        if root and (p == root or p.startswith(root + "/")):
+            return p[len(root) + 1 :] or "."
+        return p
+
     def fragment_target(self, fragment: str) -> str | None:
         text = fragment.strip().strip('"')
         if not text or text.startswith("-"):
@@ -443,6 +465,7 @@ class _Builder:
         kind = "" if first.imported else TYPE_KINDS.get(first.type, first.type.lower())
         location, _ = _location(first, first.backtrace)
         srcs: dict[str, None] = {}
+        includes: dict[str, None] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
         self.edge_map[tid] = edges
         inferred = self.inferred[tid] = set()
@@ -453,6 +476,10 @@ class _Builder:
             for s in t.sources:
                 if not s.is_generated:
                     srcs[s.path] = None
+            for cg in t.compile_groups:
+                for inc in cg.includes:
+                    if inc.path and not inc.is_system:
+                        includes[self.relative(inc.path)] = None
             for a in t.artifacts:
                 b.add_artifact(posixpath.normpath(a.path), label)
             self.edges(t, edges, external, visibility, inferred)
@@ -465,6 +492,10 @@ class _Builder:
             obj_dir = posixpath.join(build_dir, "CMakeFiles", f"{first.name}.dir") + "/"
             b.set_attr(i, "object_dir", obj_dir)
             b.add_artifact(obj_dir, label)
+        if includes:
+            b.set_attr(i, "include_dirs", tuple(includes))
+        if first.type in COMPILED_TYPES and not first.imported and self.source_root:
+            b.set_attr(i, "source_root", self.source_root)
         if external:
             b.set_attr(i, "link_external", tuple(sorted(external)))
         if visibility:

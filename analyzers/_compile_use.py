@@ -1,0 +1,274 @@
+"""Compile-time use of a native dep: which headers each target's compiles read.
+
+Sources of evidence, best first: compiler depfiles and `ninja -t deps` (`CompileDeps`
+facts: exactly what the compiler read), the `ninja_headers` attrs a `ninja -t deps` graph
+input leaves on targets, and, with a workspace, a static `#include` scan of a target's
+sources resolved against its include directories (the CMake file API's compile groups,
+Bazel `includes`, the including file's directory, the workspace root), followed into
+the headers it finds. A header belongs to the targets listing it as a source/header, else
+to the targets of the deepest package directory holding it, else to the targets whose
+include directories hold it. Paths are made workspace-relative; files outside every known
+root (system headers) belong to nobody.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slim.model.compile import CompileDeps
+from slim.model.findings import Evidence
+from slim.model.graph import BuildGraph
+from slim.model.ownership import Ownership, source_path
+
+A = "analyzer:native_symbols"
+C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", ".h")
+C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
+_INCLUDE = re.compile(r'^\s*#\s*(?:include|import|include_next)\s*([<"])([^>"]+)[>"]')
+_MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
+_BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
+_NOT_OWNERS = frozenset(
+    {"", "source file", "generated file", "custom", "filegroup", "package_group"}
+)
+MAX_SCAN_FILES = 5000
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _package_dir(label: str) -> str:
+    """`//a/b:x` -> `a/b`; `@r//a:x` -> `external/r/a` (where Bazel puts its sources)."""
+    repo, _, rest = label.partition("//")
+    pkg = rest.partition(":")[0]
+    repo = repo.lstrip("@")
+    return f"external/{repo}/{pkg}".rstrip("/") if repo else pkg
+
+
+@dataclass(frozen=True)
+class HeaderUse:
+    """`source` (a file of the target's compile) read `header` (workspace-relative)."""
+
+    header: str
+    source: str
+    evidence: Evidence
+
+
+@dataclass
+class TargetCompile:
+    """What is known of one target's compiles."""
+
+    how: str  # "depfile", "ninja -t deps", "static #include scan"
+    headers: list[HeaderUse] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)  # includes a scan could not resolve
+
+    @property
+    def exact(self) -> bool:
+        return self.how != "static #include scan"
+
+
+class CompileIndex:
+    """Compile-time evidence per target of one graph, and the owners of each header."""
+
+    def __init__(
+        self,
+        graph: BuildGraph,
+        own: Ownership,
+        deps: Iterable[CompileDeps],
+        workspace: Path | None,
+    ) -> None:
+        self.g = graph
+        self.own = own
+        self.workspace = workspace.resolve() if workspace is not None else None
+        roots = {str(self.workspace)} if self.workspace is not None else set()
+        for attrs in graph.attrs.values():
+            r = attrs.get("source_root")
+            if isinstance(r, str) and r:
+                roots.add(r.rstrip("/"))
+        self.roots = sorted(roots, key=len, reverse=True)
+        self.by_target: dict[int, TargetCompile] = {}
+        self.unowned: list[str] = []
+        self.given = False
+        seen: set[str] = set()
+        for d in deps:
+            if d.path in seen:
+                continue
+            seen.add(d.path)
+            self.given = True
+            how = "depfile" if d.format == "depfile" else "ninja -t deps"
+            for o in d.objects:
+                t = own.artifact_owner(o.output)
+                if t is None:
+                    t = own.source_owner(self.rel(o.source) or o.source)
+                if t is None:
+                    self.unowned.append(o.output)
+                    continue
+                tc = self.by_target.setdefault(t, TargetCompile(how))
+                src = self.rel(o.source) or o.source
+                for h in o.headers:
+                    rel = self.rel(h)
+                    if rel is not None:
+                        ev = Evidence(d.path, f"{o.output}: {o.source} read {h}", o.line, None, A)
+                        tc.headers.append(HeaderUse(rel, src, ev))
+        self._ninja_attrs()
+        self._path_owner: dict[str, set[int]] | None = None
+        self._pkg_owner: dict[str, set[int]] | None = None
+        self._scan_cache: dict[str, tuple[list[tuple[str, int, str, str]], bool]] = {}
+
+    def _ninja_attrs(self) -> None:
+        """Headers a `ninja -t deps` graph input recorded per target."""
+        for i, attrs in sorted(self.g.attrs.items()):
+            hdrs = attrs.get("ninja_headers")
+            if i in self.by_target or not isinstance(hdrs, tuple):
+                continue
+            self.given = True
+            tc = self.by_target.setdefault(i, TargetCompile("ninja -t deps"))
+            label = self.g.labels[i]
+            for h in hdrs:
+                rel = self.rel(str(h))
+                if rel is not None:
+                    ev = Evidence(
+                        "graph (ninja -t deps)", f"{label} compiled reading {h}", None, None, A
+                    )
+                    tc.headers.append(HeaderUse(rel, label, ev))
+
+    # -- paths ---------------------------------------------------------------------------
+    def rel(self, path: str) -> str | None:
+        """`path` relative to the workspace (or a CMake source root); None when outside
+        every known root (a system or third-party header)."""
+        p = posixpath.normpath(path.replace("\\", "/"))
+        if p.startswith("/"):
+            for r in self.roots:
+                if p.startswith(r + "/"):
+                    return p[len(r) + 1 :]
+            return None
+        p = _BAZEL_GEN.sub("", p)
+        while p.startswith("../"):
+            p = p[3:]
+        return None if p in (".", "") else p
+
+    # -- ownership -----------------------------------------------------------------------
+    def _index(self) -> None:
+        self._path_owner = defaultdict(set)
+        self._pkg_owner = defaultdict(set)
+        for t in self.g.targets():
+            if t.kind in _NOT_OWNERS or t.kind.startswith(("py_", "python_")):
+                continue
+            for s in t.srcs:
+                self._path_owner[source_path(s)].add(t.id)
+            hdrs = t.attrs.get("hdrs")
+            if isinstance(hdrs, tuple):
+                for h in hdrs:
+                    self._path_owner[source_path(str(h))].add(t.id)
+            self._pkg_owner[_package_dir(t.label)].add(t.id)
+
+    def owners(self, header: str) -> set[int]:
+        if self._path_owner is None:
+            self._index()
+        assert self._path_owner is not None
+        assert self._pkg_owner is not None
+        hit = self._path_owner.get(header)
+        if hit:
+            return set(hit)
+        d = posixpath.dirname(header)
+        while True:
+            hit = self._pkg_owner.get(d)
+            if hit:
+                return set(hit)
+            if not d:
+                return set()
+            d = posixpath.dirname(d)
+
+    # -- per target ----------------------------------------------------------------------
+    def of(self, t: int) -> TargetCompile | None:
+        """The target's compile evidence (a scan of its sources when nothing else is
+        known and a workspace is given); None when there is none."""
+        hit = self.by_target.get(t)
+        if hit is not None:
+            return hit
+        if self.workspace is None:
+            return None
+        tgt = self.g.target(t)
+        srcs = [source_path(s) for s in tgt.srcs]
+        srcs = [s for s in srcs if s.endswith(C_SUFFIXES)]
+        if not srcs:
+            return None
+        tc = self.by_target[t] = self._scan(tgt.id, srcs)
+        return tc
+
+    def _include_dirs(self, t: int) -> list[str]:
+        tgt = self.g.target(t)
+        dirs: list[str] = []
+        inc = tgt.attrs.get("include_dirs")
+        if isinstance(inc, tuple):
+            for d in inc:
+                r = self.rel(str(d)) if str(d).startswith("/") else str(d)
+                if r is not None:
+                    dirs.append("" if r == "." else r)
+        bazel = tgt.attrs.get("includes")
+        if isinstance(bazel, tuple):
+            for d in bazel:
+                dirs.append(posixpath.normpath(posixpath.join(tgt.package, str(d))))
+        dirs.append("")
+        return list(dict.fromkeys(dirs))
+
+    def _scan(self, t: int, srcs: list[str]) -> TargetCompile:
+        assert self.workspace is not None
+        tc = TargetCompile("static #include scan")
+        dirs = self._include_dirs(t)
+        todo = list(srcs)
+        done: set[str] = set()
+        while todo and len(done) < MAX_SCAN_FILES:
+            f = todo.pop()
+            if f in done:
+                continue
+            done.add(f)
+            rows, _ = self._includes(f)
+            for line, kind, name, text in rows:
+                if kind == "macro":
+                    tc.unresolved.append(f"{f}:{line}: {text.strip()} (computed include)")
+                    continue
+                found = self._resolve(f, kind, name, dirs)
+                if found is None:
+                    if kind == '"':
+                        tc.unresolved.append(f"{f}:{line}: {text.strip()}")
+                    continue
+                tc.headers.append(HeaderUse(found, f, Evidence(f, text.strip(), line, None, A)))
+                todo.append(found)
+        return tc
+
+    def _includes(self, f: str) -> tuple[list[tuple[int, str, str, str]], bool]:
+        hit = self._scan_cache.get(f)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        assert self.workspace is not None
+        rows: list[tuple[int, str, str, str]] = []
+        p = self.workspace / f
+        ok = p.is_file()
+        if ok:
+            data = p.read_bytes()[:MAX_FILE_BYTES].decode("utf-8", "replace")
+            for n, line in enumerate(data.splitlines(), 1):
+                if "include" not in line and "import" not in line:
+                    continue
+                m = _INCLUDE.match(line)
+                if m is not None:
+                    rows.append((n, m.group(1), m.group(2), line))
+                    continue
+                m2 = _MACRO_INCLUDE.match(line)
+                if m2 is not None:
+                    rows.append((n, "macro", m2.group(1), line))
+        out = (rows, ok)
+        self._scan_cache[f] = out  # type: ignore[assignment]
+        return out
+
+    def _resolve(self, f: str, kind: str, name: str, dirs: list[str]) -> str | None:
+        assert self.workspace is not None
+        cands = [posixpath.dirname(f)] if kind == '"' else []
+        for d in [*cands, *dirs]:
+            rel = posixpath.normpath(posixpath.join(d, name)) if d else posixpath.normpath(name)
+            if rel.startswith("../"):
+                continue
+            if (self.workspace / rel).is_file():
+                return rel
+        return None

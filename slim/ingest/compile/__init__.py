@@ -1,0 +1,1 @@
+"""Compile-time evidence: compiler depfiles (`-MD`) and `ninja -t deps` as facts."""

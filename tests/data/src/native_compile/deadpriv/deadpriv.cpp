@@ -1,0 +1,1 @@
+int deadpriv_unused(int x) { return x - 11; }

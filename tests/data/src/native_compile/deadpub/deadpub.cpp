@@ -1,0 +1,1 @@
+int deadpub_unused(int x) { return x + 13; }

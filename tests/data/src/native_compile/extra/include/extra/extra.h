@@ -1,0 +1,2 @@
+#pragma once
+int extra_scale(int x);

@@ -1,0 +1,2 @@
+#include "inclunused/inclunused.h"
+int inclunused_fn(int x) { return x ^ 7; }
