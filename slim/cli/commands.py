@@ -178,13 +178,21 @@ def analyzers() -> int:
 
 
 @cli.command()
-@click.argument("code")
-def explain(code: str) -> int:
-    """Print the documentation of a rule code (SLIM001, ...)."""
+@click.argument("code", required=False)
+@click.option("--all", "all_rules", is_flag=True, help="Every rule, as Markdown (docs/rules.md).")
+def explain(code: str | None, all_rules: bool) -> int:
+    """Print the documentation of a rule code (SLIM001, ...), or of every rule."""
     from slim.analysis.registry import discover
     from slim.model.rules import rule_table
 
     table = rule_table(discover())
+    if all_rules:
+        from slim.render.rules_doc import rules_markdown
+
+        write_output(rules_markdown(table), None)
+        return EXIT_OK
+    if code is None:
+        raise UsageError("explain: give a rule CODE (slim analyzers lists them) or --all")
     hit = table.get(code.upper())
     if hit is None:
         raise UsageError(f"unknown rule {code}; known: {', '.join(table)}")

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from slim import __version__
 from slim.model.findings import Finding
 from slim.model.report import Report
+from slim.render.rules_doc import help_uri
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 JsonObj = dict[str, object]
@@ -170,6 +171,7 @@ def to_sarif(report: Report) -> JsonObj:
             "shortDescription": {"text": r.summary or r.name},
             "fullDescription": {"text": r.summary or r.name},
             "help": {"text": r.help or r.summary or r.name},
+            "helpUri": help_uri(r.code),
         }
         for r in report.rules
     ]
