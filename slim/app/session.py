@@ -176,6 +176,13 @@ class Session:
         labels = list(targets) or list(self.config.roots)
         if not labels:
             raise UsageError("no target: pass TARGET or name `roots` in the config")
+        if any(lab.endswith("...") for lab in labels):
+            from slim.app.cleanup.scope import select_roots
+
+            patterns = [lab for lab in labels if lab.endswith("...")]
+            exact = [lab for lab in labels if not lab.endswith("...")]
+            expanded = select_roots(self.graph, patterns)
+            labels = list(dict.fromkeys([*expanded, *exact]))
         self.roots = self.root_ids(labels)
         return self.roots
 

@@ -151,3 +151,12 @@ def test_locations_resolve_in_the_workspace_and_sarif_is_repository_relative(
     }
     assert uris == {"sample_graphs/monorepo/serving/CMakeLists.txt"}
     assert all((REPO / u).is_file() for u in uris)
+
+
+def test_report_takes_patterns_as_cleanup_does(tmp_path: Path) -> None:
+    """`slim report //py/...` reports every binary under //py (each root on its own)."""
+    proc = slim("report", "//py/...", "--format", "json", cache=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    roots = {r["label"] for r in json.loads(proc.stdout)["roots"]}
+    assert roots == {"//py/apps:server", "//py/apps:trainer"}
+    _one_line_error(slim("report", "//nothere/...", cache=tmp_path))
