@@ -50,3 +50,22 @@ def test_layering_contracts() -> None:
     proc = subprocess.run([exe], cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """The explicit package list in pyproject.toml names every package directory, so a
+    wheel (not only the editable install CI uses) holds all of slim."""
+    import tomllib  # the tests run on 3.11+
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    on_disk = {
+        ".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "slim").rglob("__init__.py")
+    } | {"slim_analyzers"}
+    on_disk |= {
+        "slim_analyzers." + ".".join(p.parent.relative_to(REPO / "analyzers").parts)
+        for p in (REPO / "analyzers").rglob("__init__.py")
+        if p.parent != REPO / "analyzers"
+    }
+    assert on_disk == listed
