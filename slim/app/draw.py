@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from slim.app.session import Session
 
 AUTO_COLLAPSE_NODES = 200
+#: Beyond this many nodes (after collapsing by package) a picture is unreadable and
+#: Graphviz runs for minutes: refuse, with the depth that fits.
+MAX_DRAW_NODES = 2000
 
 
 @dataclass(frozen=True)
@@ -48,21 +51,34 @@ def _levels(graph: BuildGraph, root: int, depth: int | None) -> dict[int, int]:
     return level
 
 
+def _depth_that_fits(graph: BuildGraph, root: int, limit: int) -> int:
+    d = 0
+    while d < 64:
+        n = len(_levels(graph, root, d + 1))
+        if n > limit or n == len(_levels(graph, root, d)):
+            return d
+        d += 1
+    return d
+
+
 def to_dot(
     graph: BuildGraph,
     root: int,
     dead: Iterable[tuple[str, str]] = (),
     options: DrawOptions | None = None,
+    kept: Iterable[tuple[str, str, str]] = (),
 ) -> str:
-    """DOT text for `root`'s closure under `options`; `dead` edges are highlighted."""
+    """DOT text for `root`'s closure under `options`; `dead` edges (removable findings) and
+    `kept` ones (target, dep, verdict of a finding that is not removable) are marked."""
     import networkx as nx
 
     opts = options or DrawOptions()
     level = _levels(graph, root, opts.depth)
     nodes = sorted(level)
     collapse = opts.collapse
+    auto = collapse is None and len(nodes) > AUTO_COLLAPSE_NODES
     if collapse is None:
-        collapse = len(nodes) > AUTO_COLLAPSE_NODES
+        collapse = auto
     root_label = graph.labels[root]
 
     def name(i: int) -> str:
@@ -71,6 +87,19 @@ def to_dot(
             return label_package(lab) + ":*"
         return lab
 
+    shown = {name(i) for i in nodes}
+    if len(shown) > MAX_DRAW_NODES:
+        fits = _depth_that_fits(graph, root, MAX_DRAW_NODES)
+        hint = (
+            f"use --depth {fits}"
+            if fits >= 1
+            else "even its direct deps are too many: draw one of them, or ask `slim why`"
+        )
+        raise UsageError(
+            f"{root_label}: {len(nodes)} targets ({len(shown)} nodes) are too many to draw "
+            f"readably (limit {MAX_DRAW_NODES} nodes): {hint}"
+            + ("" if collapse else " (or --collapse-packages)")
+        )
     g: nx.DiGraph[str] = nx.DiGraph()
     counts: dict[str, int] = {}
     keep = set(nodes)
@@ -83,16 +112,23 @@ def to_dot(
                 m = name(e.dep)
                 if m != n:
                     g.add_edge(n, m)
-    dead_edges = {(a, b) for a, b in dead}
-    dead_named = {
-        (name(graph.ids[a]), name(graph.ids[b]))
-        for a, b in dead_edges
-        if a in graph.ids and b in graph.ids
-    }
+
+    def named(a: str, b: str) -> tuple[str, str] | None:
+        if a in graph.ids and b in graph.ids:
+            return name(graph.ids[a]), name(graph.ids[b])
+        return None
+
+    dead_named = {ne for a, b in dead if (ne := named(a, b)) is not None}
+    kept_named: dict[tuple[str, str], str] = {}
+    for a, b, verdict in kept:
+        ke = named(a, b)
+        if ke is not None and ke not in dead_named:
+            kept_named.setdefault(ke, verdict)
     reduced = g
     if opts.reduce and nx.is_directed_acyclic_graph(g):
         reduced = nx.transitive_reduction(g)
-        reduced.add_edges_from(e for e in dead_named if g.has_edge(*e))
+        reduced.add_edges_from(e for e in (*dead_named, *kept_named) if g.has_edge(*e))
+    hidden = g.number_of_edges() - reduced.number_of_edges()
     lines = ["digraph slim {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica"];']
     for n in sorted(reduced.nodes):
         attrs = []
@@ -103,36 +139,74 @@ def to_dot(
         suffix = f" [{', '.join(attrs)}]" if attrs else ""
         lines.append(f"  {_quote(n)}{suffix};")
     for a, b in sorted(reduced.edges):
-        style = (
-            ' [color=red, style=dashed, penwidth=2, label="dead"]' if (a, b) in dead_named else ""
-        )
+        style = ""
+        if (a, b) in dead_named:
+            style = ' [color=red, style=dashed, penwidth=2, label="dead"]'
+        elif (a, b) in kept_named:
+            style = f" [color=orange, style=dotted, label={_quote(kept_named[(a, b)])}]"
         lines.append(f"  {_quote(a)} -> {_quote(b)}{style};")
+    notes = []
+    if auto:
+        notes.append(
+            f"{len(nodes)} targets collapsed into {len(shown)} packages "
+            "(--no-collapse-packages draws every target)"
+        )
     if opts.depth is not None:
         cut = len(graph.closure([root], BUILD_KINDS)) - len(nodes)
         if cut > 0:
-            lines.append(
-                f"  label={_quote(f'depth {opts.depth}: {cut} deeper targets not shown')};"
-            )
+            notes.append(f"depth {opts.depth}: {cut} deeper targets not shown")
+    if hidden > 0:
+        notes.append(
+            f"transitive reduction hid {hidden} direct edges implied by longer paths (--no-reduce)"
+        )
+    lines.extend(_legend(bool(dead_named), bool(kept_named)))
+    if notes:
+        lines.append(f"  label={_quote(chr(10).join(notes))};")
+        lines.append("  labelloc=b;")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _legend(dead: bool, kept: bool) -> list[str]:
+    """A small key: the root, and the edge styles the picture uses."""
+    rows = ['    "legend root" [label="root target", style=bold];']
+    if dead:
+        rows.append('    "legend a" [label="A"]; "legend b" [label="B"];')
+        rows.append(
+            '    "legend a" -> "legend b" [color=red, style=dashed, label="dead: removable"];'
+        )
+    if kept:
+        rows.append('    "legend c" [label="A"]; "legend d" [label="B"];')
+        rows.append(
+            '    "legend c" -> "legend d" [color=orange, style=dotted, label="finding, kept"];'
+        )
+    return [
+        "  subgraph cluster_legend {",
+        '    label="legend"; fontname="Helvetica"; style=dashed;',
+        *rows,
+        "  }",
+    ]
 
 
 DRAW_SUFFIXES = ("svg", "png", "dot", "gv", "pdf")
 
 
-def draw(session: Session, target: str, out: Path, options: DrawOptions) -> bytes:
-    """The picture of `target`'s graph for `out` (its suffix picks DOT, SVG, PNG or PDF);
-    dead edges are marked when evidence was given."""
-    suffix = out.suffix.lower().lstrip(".")
+def draw(session: Session, target: str, out: Path | None, options: DrawOptions) -> bytes:
+    """The picture of `target`'s graph for `out` (its suffix picks DOT, SVG, PNG or PDF;
+    None: DOT); findings' edges are marked when evidence was given."""
+    suffix = out.suffix.lower().lstrip(".") if out is not None else "dot"
     if suffix not in DRAW_SUFFIXES:
         raise UsageError(f"-o {out}: expected a .svg, .png, .pdf or .dot file")
     (root,) = session.select_roots([target])
     dead: list[tuple[str, str]] = []
+    kept: list[tuple[str, str, str]] = []
     label = session.graph.labels[root]
     if session.facts_for(label).inputs or session.options_for(label).workspace:
         rep = session.report([root])
         dead = [(f.target, f.dep) for f in rep.findings if f.removable and f.dep]
-    dot = to_dot(session.graph, root, dead, options)
+        kept = [(f.target, f.dep, f.verdict) for f in rep.findings if not f.removable and f.dep]
+    with session.progress.step(f"laying out the graph of {label}"):
+        dot = to_dot(session.graph, root, dead, options, kept)
     if suffix in ("dot", "gv"):
         return dot.encode("utf-8")
     import shutil
@@ -144,5 +218,6 @@ def draw(session: Session, target: str, out: Path, options: DrawOptions) -> byte
         )
     import graphviz
 
-    data: bytes = graphviz.Source(dot).pipe(format=suffix)
+    with session.progress.step(f"drawing {suffix.upper()} with Graphviz"):
+        data: bytes = graphviz.Source(dot).pipe(format=suffix)
     return data

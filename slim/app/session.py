@@ -20,6 +20,7 @@ from slim.infra.config import Config, find_config, load_config
 if TYPE_CHECKING:
     from slim.analysis.engine import Analysis, RootInput
     from slim.analysis.suppress import Keep
+    from slim.infra.progress import Progress
     from slim.model.facts import Facts
     from slim.model.graph import BuildGraph
     from slim.model.options import RootOptions
@@ -134,9 +135,23 @@ class Session:
             )
         for p in self.graph_paths:
             must_exist(p, "a graph export")
-        return load_graph_cached(
-            self.graph_paths, self.graph_format, use_cache=self.request.use_cache, background=True
-        )
+        from slim.infra.progress import size_text
+
+        size = sum(p.stat().st_size for p in self.graph_paths if p.is_file())
+        what = ", ".join(display(p) for p in self.graph_paths)
+        with self.progress.step(f"reading {what} ({size_text(size)})"):
+            return load_graph_cached(
+                self.graph_paths,
+                self.graph_format,
+                use_cache=self.request.use_cache,
+                background=True,
+            )
+
+    @cached_property
+    def progress(self) -> Progress:
+        from slim.infra.progress import Progress
+
+        return Progress()
 
     def root_ids(self, labels: Sequence[str]) -> list[int]:
         """Graph ids of `labels`; an unknown label is a usage error with a "did you mean"."""
@@ -193,7 +208,8 @@ class Session:
             must_exist(path, f"a {kind} file")
             from slim.ingest import load_evidence
 
-            fmt, facts = load_evidence(path, kind)
+            with self.progress.step(f"reading {kind} {display(path)}"):
+                fmt, facts = load_evidence(path, kind)
             hit = self._loaded[(kind, path)] = (fmt.name, list(facts))
         return hit
 
@@ -304,14 +320,20 @@ class Session:
 
     def analysis(self, ids: Sequence[int]) -> Analysis:
         """Findings for `ids` (each root on its own evidence), suppressions applied."""
-        from slim.analysis.engine import run_analyzers
-
         if not self._checked:
             self.checked_request()
             self._checked = True
+        inputs = self.root_inputs(ids)
+        what = self.graph.labels[ids[0]] if len(ids) == 1 else f"{len(ids)} roots"
+        with self.progress.step(f"analyzing {what}"):
+            return self._run(inputs)
+
+    def _run(self, inputs: Sequence[RootInput]) -> Analysis:
+        from slim.analysis.engine import run_analyzers
+
         return run_analyzers(
             self.graph,
-            self.root_inputs(ids),
+            inputs,
             select=self.request.select,
             ignore=self.request.ignore,
             keep=self.keeps(),

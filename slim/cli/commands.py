@@ -108,9 +108,9 @@ def why(source: str, dest: str, limit: int, all_kinds: bool, **kw: Any) -> int:
 @click.option(
     "-o",
     "--output",
-    required=True,
     type=click.Path(dir_okay=False),
-    help="out.svg, out.png or out.dot.",
+    default=None,
+    help="out.svg, out.png, out.pdf or out.dot (default: DOT on stdout).",
 )
 @click.option("--depth", type=int, default=None, help="Only this many levels below TARGET.")
 @click.option(
@@ -126,7 +126,7 @@ def why(source: str, dest: str, limit: int, all_kinds: bool, **kw: Any) -> int:
 )
 def graph_cmd(
     target: str,
-    output: str,
+    output: str | None,
     depth: int | None,
     collapse_packages: bool | None,
     reduce: bool,
@@ -136,9 +136,12 @@ def graph_cmd(
     from slim.app.draw import DrawOptions, draw
     from slim.app.session import Session
 
-    out = Path(output)
+    out = Path(output) if output else None
     session = Session(request_from(kw))
     data = draw(session, target, out, DrawOptions(depth, collapse_packages, reduce))
+    if out is None:
+        write_output(data.decode("utf-8"), None)
+        return EXIT_OK
     from slim.infra.atomic import write_atomic
 
     write_atomic(out, data)

@@ -87,3 +87,60 @@ def test_depth_limit_says_what_is_hidden() -> None:
     g = b.build()
     dot = to_dot(g, root, options=DrawOptions(depth=0))
     assert "5 deeper targets not shown" in dot
+
+
+def test_without_output_dot_goes_to_stdout() -> None:
+    proc = run("graph", "//py:tool", "--graph", str(CQUERY))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("digraph slim {")
+    assert '"//py:tool" -> "//py:mypkg";' in proc.stdout
+
+
+def _wide(n_pkgs: int, per_pkg: int) -> tuple[object, int]:
+    b = GraphBuilder()
+    root = b.add_target("//app:bin", "cc_binary")
+    for p in range(n_pkgs):
+        for t in range(per_pkg):
+            i = b.add_target(f"//lib{p}:t{t}", "cc_library")
+            b.add_edge(root, i, EdgeKind.DEPS)
+    return b.build(), root
+
+
+def test_large_closure_is_collapsed_and_says_so() -> None:
+    g, root = _wide(30, 10)
+    dot = to_dot(g, root)  # type: ignore[arg-type]
+    assert '"//lib7:*" [label="//lib7:* (10 targets)"];' in dot
+    assert "301 targets collapsed into 31 packages (--no-collapse-packages" in dot
+    assert "subgraph cluster_legend" in dot
+
+
+def test_too_large_to_draw_is_refused_with_the_depth_that_fits() -> None:
+    from slim.errors import UsageError
+
+    g, root = _wide(2500, 1)
+    with pytest.raises(UsageError, match=r"2501 targets .* too many to draw .* `slim why`"):
+        to_dot(g, root)  # type: ignore[arg-type]
+    b = GraphBuilder()
+    top = b.add_target("//app:bin", "cc_binary")
+    mids = [b.add_target(f"//m{k}:m", "cc_library") for k in range(5)]
+    for k, m in enumerate(mids):
+        b.add_edge(top, m, EdgeKind.DEPS)
+        for t in range(600):
+            b.add_edge(m, b.add_target(f"//leaf{k}_{t}:l", "cc_library"), EdgeKind.DEPS)
+    with pytest.raises(UsageError, match=r"3006 targets .* use --depth 1$"):
+        to_dot(b.build(), top)
+
+
+def test_kept_and_dead_edges_are_marked_and_reduction_is_said() -> None:
+    b = GraphBuilder()
+    a = b.add_target("//a:a", "cc_binary")
+    x = b.add_target("//x:x", "cc_library")
+    y = b.add_target("//y:y", "cc_library")
+    b.add_edge(a, x, EdgeKind.DEPS)
+    b.add_edge(x, y, EdgeKind.DEPS)
+    b.add_edge(a, y, EdgeKind.DEPS)
+    g = b.build()
+    dot = to_dot(g, a, dead=[], kept=[("//a:a", "//x:x", "runtime-unused")])
+    assert '"//a:a" -> "//x:x" [color=orange, style=dotted, label="runtime-unused"];' in dot
+    assert "transitive reduction hid 1 direct edges" in dot
+    assert '"//a:a" -> "//y:y"' not in dot
