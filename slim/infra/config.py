@@ -38,6 +38,7 @@ TOP_KEYS = (
     "keep",
     "owners",
     "revisions",
+    "history_days",
 )
 
 
@@ -68,6 +69,8 @@ class Config:
     site_packages: tuple[Path, ...] = ()
     modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """`[modules]`: a target label -> the import names it provides (third-party targets)."""
+    history_days: int | None = None
+    """Days of VCS history behind the quarterly savings (0: read none)."""
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_target(self, label: str) -> TargetConfig:
@@ -172,6 +175,17 @@ def load_config(path: Path | None) -> Config:
                 _check_keys(rev, LIST_KEYS, f"{where}: {table}", text, table)
     base = path.parent
     cfg = Config(path=path, raw=data)
+    _top_level(cfg, data, where, base)
+    targets = data.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ConfigError(f"{where}: targets: expected a table keyed by label")
+    for label, table in targets.items():
+        cfg.targets[normalize_label(label)] = _target(label, table, where, text, base)
+    return cfg
+
+
+def _top_level(cfg: Config, data: dict[str, Any], where: str, base: Path) -> None:
+    """The keys at the top of the config (inputs, settings, rules, roots)."""
     for key in LIST_KEYS:
         if key in data:
             cfg.inputs[key] = _paths(data[key], base, f"{where}: {key}")
@@ -186,6 +200,13 @@ def load_config(path: Path | None) -> Config:
     for key in RULE_KEYS:
         if key in data:
             setattr(cfg, key, _strs(data[key], f"{where}: {key}"))
+    if "history_days" in data:
+        days = data["history_days"]
+        if not isinstance(days, int) or isinstance(days, bool) or days < 0:
+            raise ConfigError(
+                f"{where}: history_days: expected a number of days >= 0, found {days!r}"
+            )
+        cfg.history_days = days
     if "cpu_only_tags" in data:
         cfg.cpu_only_tags = _strs(data["cpu_only_tags"], f"{where}: cpu_only_tags")
     if "roots" in data:
@@ -193,29 +214,26 @@ def load_config(path: Path | None) -> Config:
     if "site_packages" in data:
         cfg.site_packages = tuple(_paths(data["site_packages"], base, f"{where}: site_packages"))
     cfg.modules = _modules(data.get("modules", {}), f"{where}: modules")
-    targets = data.get("targets", {})
-    if not isinstance(targets, dict):
-        raise ConfigError(f"{where}: targets: expected a table keyed by label")
-    for label, table in targets.items():
-        twhere = f"{where}: targets.{label!r}"
-        if not isinstance(table, dict):
-            raise ConfigError(f"{twhere}: expected a table")
-        _check_keys(table, TARGET_KEYS, twhere, text, f'targets."{label}"')
-        tc = TargetConfig()
-        for key in LIST_KEYS:
-            if key in table:
-                tc.inputs[key] = _paths(table[key], base, f"{twhere}: {key}")
-        if "workspace" in table:
-            tc.workspace = _rel(base / str(table["workspace"]))
-        if "cpu_only" in table:
-            if not isinstance(table["cpu_only"], bool):
-                raise ConfigError(f"{twhere}: cpu_only: expected true or false")
-            tc.cpu_only = table["cpu_only"]
-        if "cuda_archs" in table:
-            tc.cuda_archs = _strs(table["cuda_archs"], f"{twhere}: cuda_archs")
-        if "site_packages" in table:
-            tc.site_packages = tuple(
-                _paths(table["site_packages"], base, f"{twhere}: site_packages")
-            )
-        cfg.targets[normalize_label(label)] = tc
-    return cfg
+
+
+def _target(label: str, table: object, where: str, text: str, base: Path) -> TargetConfig:
+    """One `[targets."//x"]` table."""
+    twhere = f"{where}: targets.{label!r}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{twhere}: expected a table")
+    _check_keys(table, TARGET_KEYS, twhere, text, f'targets."{label}"')
+    tc = TargetConfig()
+    for key in LIST_KEYS:
+        if key in table:
+            tc.inputs[key] = _paths(table[key], base, f"{twhere}: {key}")
+    if "workspace" in table:
+        tc.workspace = _rel(base / str(table["workspace"]))
+    if "cpu_only" in table:
+        if not isinstance(table["cpu_only"], bool):
+            raise ConfigError(f"{twhere}: cpu_only: expected true or false")
+        tc.cpu_only = table["cpu_only"]
+    if "cuda_archs" in table:
+        tc.cuda_archs = _strs(table["cuda_archs"], f"{twhere}: cuda_archs")
+    if "site_packages" in table:
+        tc.site_packages = tuple(_paths(table["site_packages"], base, f"{twhere}: site_packages"))
+    return tc
