@@ -290,13 +290,16 @@ def wall_saving(
     sch = model.scheduler
     if sch is None:
         return None
+    tl = sch.timeline
     before_ids = reach.closure([root]).tolist()
     before = sch.baseline(before_ids)
-    after_ids = (set(before_ids) - set(gone.tolist())) | set(new.tolist())
-    after = sch.simulate(after_ids, cut, added)
-    tl = sch.timeline
-    on_path = bool(set(gone.tolist()) & set(before.critical))
     untimed = [t for t in gone.tolist() if t not in tl.tasks]
+    changed = len(untimed) < len(gone) or any(t in tl.tasks for t in new.tolist())
+    after = before
+    if changed:
+        after_ids = (set(before_ids) - set(gone.tolist())) | set(new.tolist())
+        after = sch.without(after_ids, cut, added)
+    on_path = bool(set(gone.tolist()) & set(before.critical))
     basis = f"measured schedule re-played: {tl.source} (run {tl.run}, -j{tl.jobs})"
     if untimed and len(untimed) == len(gone):
         basis = f"not measured (the timeline has no action of the targets that leave); {basis}"

@@ -16,7 +16,7 @@ of that dependency order, without the slot limit.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -102,193 +102,194 @@ class Scheduler:
 
     def _deps(self, t: int, cut: frozenset[Edge], added: dict[int, list[int]]) -> list[int]:
         lo, hi = int(self._indptr[t]), int(self._indptr[t + 1])
-        out = [int(d) for d in self._indices[lo:hi].tolist() if (t, int(d)) not in cut]
-        return out + added.get(t, [])
+        out: list[int] = self._indices[lo:hi].tolist()
+        if cut:
+            out = [d for d in out if (t, d) not in cut]
+        return out + added.get(t, []) if added else out
 
-    def _timed_deps(
+    def _dag(
         self, inside: set[int], cut: frozenset[Edge], added: dict[int, list[int]]
-    ) -> dict[int, list[int]]:
-        """Per timed target of `inside`, its nearest timed dependencies (through untimed
-        targets), over the graph with `cut` gone and `added` edges in."""
+    ) -> tuple[list[int], dict[int, list[int]]]:
+        """The targets of `inside` that have a timed action or depend on one, each after its
+        dependencies, and their dependencies among them (an edge closing a cycle is
+        dropped: CMake allows cyclic static libraries)."""
         tasks = self.timeline.tasks
-        memo: dict[int, frozenset[int]] = {}
+        order: list[int] = []
+        deps: dict[int, list[int]] = {}
+        state: dict[int, int] = {}
 
-        def nearest(t: int) -> frozenset[int]:
-            hit = memo.get(t)
-            if hit is not None:
-                return hit
-            memo[t] = frozenset()  # a cycle ends here
-            found: set[int] = set()
-            stack = self._deps(t, cut, added)
-            seen: set[int] = set()
+        def kids(t: int) -> Iterator[int]:
+            return iter([d for d in self._deps(t, cut, added) if d in inside])
+
+        for start in sorted(inside):
+            if start in state:
+                continue
+            state[start] = 1
+            deps[start] = []
+            stack = [(start, kids(start))]
             while stack:
-                d = stack.pop()
-                if d in seen or d not in inside:
+                t, it = stack[-1]
+                d = next(it, None)
+                if d is None:
+                    state[t] = 2
+                    stack.pop()
+                    deps[t] = [x for x in deps[t] if x in deps]
+                    if deps[t] or t in tasks:
+                        order.append(t)
+                    else:
+                        del deps[t]
                     continue
-                seen.add(d)
-                if d in tasks:
-                    found.add(d)
-                else:
-                    stack.extend(self._deps(d, cut, added))
-            memo[t] = frozenset(found)
-            return memo[t]
+                seen = state.get(d)
+                if seen == 1:
+                    continue
+                deps[t].append(d)
+                if seen is None:
+                    state[d] = 1
+                    deps[d] = []
+                    stack.append((d, kids(d)))
+        return order, deps
 
-        return _acyclic({t: sorted(nearest(t)) for t in inside if t in tasks})
-
-    def simulate(
-        self, inside: Iterable[int], cut: Sequence[Edge] = (), added: Sequence[Edge] = ()
+    def _simulate(
+        self, inside: set[int], cut: frozenset[Edge], added: dict[int, list[int]]
     ) -> Simulated:
-        """The clean build of the targets `inside` (a root's closure), `cut` edges gone."""
-        ids = set(inside)
-        adds: dict[int, list[int]] = {}
-        for a, b in added:
-            adds.setdefault(a, []).append(b)
-        deps = self._timed_deps(ids, frozenset(cut), adds)
-        return _run(self.timeline, deps)
+        order, deps = self._dag(inside, cut, added)
+        return _run(self.timeline, order, deps)
 
     def baseline(self, inside: Sequence[int]) -> Simulated:
+        """The clean build of `inside` (a root's closure) as it is (cached)."""
         key = tuple(sorted(inside))
         hit = self._baseline.get(key)
         if hit is None:
-            hit = self._baseline[key] = self.simulate(key)
+            hit = self._baseline[key] = self._simulate(set(key), frozenset(), {})
         return hit
 
-
-def _acyclic(deps: dict[int, list[int]]) -> dict[int, list[int]]:
-    """`deps` without the edges that close a cycle (CMake allows cyclic static libraries):
-    a depth-first walk from the lowest id drops each edge back onto its own path."""
-    state: dict[int, int] = {}
-    out: dict[int, list[int]] = {t: [] for t in deps}
-    for root in sorted(deps):
-        if root in state:
-            continue
-        state[root] = 1
-        stack = [(root, iter(deps[root]))]
-        while stack:
-            t, it = stack[-1]
-            d = next(it, None)
-            if d is None:
-                state[t] = 2
-                stack.pop()
-                continue
-            if state.get(d) == 1:
-                continue
-            out[t].append(d)
-            if d not in state:
-                state[d] = 1
-                stack.append((d, iter(deps[d])))
-    return out
-
-
-def _postorder(deps: dict[int, list[int]]) -> list[int]:
-    """Targets of an acyclic `deps`, each after all of its dependencies."""
-    done: set[int] = set()
-    order: list[int] = []
-    for root in sorted(deps):
-        stack = [(root, iter(deps[root]))]
-        if root in done:
-            continue
-        done.add(root)
-        while stack:
-            t, it = stack[-1]
-            d = next(it, None)
-            if d is None:
-                order.append(t)
-                stack.pop()
-            elif d not in done:
-                done.add(d)
-                stack.append((d, iter(deps[d])))
-    return order
+    def without(
+        self, after: Iterable[int], cut: Sequence[Edge] = (), added: Sequence[Edge] = ()
+    ) -> Simulated:
+        """The clean build of `after`: the closure once `cut` is gone and `added` is in."""
+        adds: dict[int, list[int]] = {}
+        for a, b in added:
+            adds.setdefault(a, []).append(b)
+        return self._simulate(set(after), frozenset(cut), adds)
 
 
 TaskId = tuple[int, int]
+#: Task index of a target's join: done when its compiles (or finals) and its
+#: dependencies' outputs are; it takes no slot and no time.
+JOIN = -1
 
 
-def _run(tl: Timeline, deps: dict[int, list[int]]) -> Simulated:
-    """List-schedule the tasks of `deps`' targets on `tl.jobs` slots; and the critical path."""
+def _run(tl: Timeline, order: list[int], deps: dict[int, list[int]]) -> Simulated:
+    """List-schedule the timed actions of `order`'s targets on `tl.jobs` slots, and the
+    critical path. A target's output (what its dependants' archive/link waits for) is its
+    one final, else a join of its finals, else a join of its compiles and its
+    dependencies' outputs (a target without an archive, or without actions, passes them on)."""
     tasks = tl.tasks
-    gens = {t for t in deps if all(k.final for k in tasks[t])}
     waits: dict[TaskId, int] = {}
     succ: dict[TaskId, list[TaskId]] = {}
-    # What a dependant's archive/link waits for: a target's finals; a target without any
-    # (Bazel links objects, not archives) passes on its compiles and its own deps' outputs.
-    outputs: dict[int, list[TaskId]] = {}
-    for t in _postorder(deps):
-        ks = tasks[t]
+
+    def after(task: TaskId, before: Sequence[TaskId]) -> None:
+        waits[task] = len(before)
+        for p in before:
+            succ.setdefault(p, []).append(task)
+
+    out: dict[int, TaskId] = {}
+    gens: set[int] = set()
+    for t in order:
+        ks = tasks.get(t, ())
         entries = [(t, i) for i, k in enumerate(ks) if not k.final]
         finals = [(t, i) for i, k in enumerate(ks) if k.final]
-        from_deps = sorted({x for d in deps[t] for x in outputs[d]})
-        outputs[t] = finals or sorted({*entries, *from_deps})
-        gen_outputs = [x for d in deps[t] if d in gens for x in outputs[d]]
-        for task, before in (
-            *((e, gen_outputs) for e in entries),
-            *((f, [*entries, *from_deps]) for f in finals),
-        ):
-            waits[task] = len(before)
-            for p in before:
-                succ.setdefault(p, []).append(task)
+        from_deps = [out[d] for d in deps[t]]
+        if not ks and len(from_deps) == 1:
+            out[t] = from_deps[0]
+            continue
+        gen_outputs = [out[d] for d in deps[t] if d in gens]
+        for e in entries:
+            after(e, gen_outputs)
+        for f in finals:
+            after(f, [*entries, *from_deps])
+        if len(finals) == 1:
+            out[t] = finals[0]
+        else:
+            out[t] = (t, JOIN)
+            after(out[t], finals or [*entries, *from_deps])
+        if ks and not entries:
+            gens.add(t)
     makespan = _list_schedule(tl, waits, succ)
     crit_s, chain = _critical(tl, waits, succ)
     return Simulated(round(makespan, 3), round(crit_s, 3), chain)
 
 
+def _duration(tl: Timeline, task: TaskId) -> float:
+    return 0.0 if task[1] == JOIN else tl.tasks[task[0]][task[1]].duration
+
+
+def _order(tl: Timeline, task: TaskId) -> float:
+    return -1.0 if task[1] == JOIN else tl.tasks[task[0]][task[1]].order
+
+
 def _list_schedule(
     tl: Timeline,
-    waits: dict[tuple[int, int], int],
-    succ: dict[tuple[int, int], list[tuple[int, int]]],
+    waits: dict[TaskId, int],
+    succ: dict[TaskId, list[TaskId]],
 ) -> float:
-    tasks = tl.tasks
+    """Makespan on `tl.jobs` slots; ready tasks start in the log's order (joins at once)."""
     left = dict(waits)
-    ready = [(tasks[t][i].order, t, i) for (t, i), n in waits.items() if n == 0]
+    ready = [(_order(tl, k), k) for k, n in waits.items() if n == 0]
     heapq.heapify(ready)
-    running: list[tuple[float, int, int]] = []
+    running: list[tuple[float, TaskId]] = []
     now = end = 0.0
     while ready or running:
-        while ready and len(running) < tl.jobs:
-            _, t, i = heapq.heappop(ready)
-            heapq.heappush(running, (now + tasks[t][i].duration, t, i))
-        now, t, i = heapq.heappop(running)
+        while ready and (len(running) < tl.jobs or ready[0][1][1] == JOIN):
+            _, k = heapq.heappop(ready)
+            if k[1] == JOIN:
+                _release(tl, k, left, succ, ready)
+                continue
+            heapq.heappush(running, (now + _duration(tl, k), k))
+        if not running:
+            continue
+        now, k = heapq.heappop(running)
         end = max(end, now)
-        for s in succ.get((t, i), ()):
-            left[s] -= 1
-            if left[s] == 0:
-                heapq.heappush(ready, (tasks[s[0]][s[1]].order, s[0], s[1]))
+        _release(tl, k, left, succ, ready)
     return end
+
+
+def _release(
+    tl: Timeline,
+    k: TaskId,
+    left: dict[TaskId, int],
+    succ: dict[TaskId, list[TaskId]],
+    ready: list[tuple[float, TaskId]],
+) -> None:
+    for s in succ.get(k, ()):
+        left[s] -= 1
+        if left[s] == 0:
+            heapq.heappush(ready, (_order(tl, s), s))
 
 
 def _critical(
     tl: Timeline,
-    waits: dict[tuple[int, int], int],
-    succ: dict[tuple[int, int], list[tuple[int, int]]],
+    waits: dict[TaskId, int],
+    succ: dict[TaskId, list[TaskId]],
 ) -> tuple[float, tuple[int, ...]]:
-    """The longest chain of the task DAG (no slot limit) and its targets, first to last."""
-    tasks = tl.tasks
-    left = dict(waits)
-    finish: dict[tuple[int, int], float] = {}
-    prev: dict[tuple[int, int], tuple[int, int] | None] = {}
-    start_at: dict[tuple[int, int], tuple[float, tuple[int, int] | None]] = {}
-    todo = sorted(k for k, n in waits.items() if n == 0)
-    for k in todo:
-        start_at[k] = (0.0, None)
-    while todo:
-        k = todo.pop()
-        at, p = start_at[k]
-        finish[k] = at + tasks[k[0]][k[1]].duration
-        prev[k] = p
+    """The longest chain of the task DAG (no slot limit) and its targets, first to last;
+    `waits` lists the tasks in a topological order (each after its predecessors)."""
+    best: dict[TaskId, tuple[float, TaskId | None]] = {}
+    finish: dict[TaskId, float] = {}
+    for k in waits:
+        at, _ = best.get(k, (0.0, None))
+        end = finish[k] = at + _duration(tl, k)
         for s in succ.get(k, ()):
-            best = start_at.get(s)
-            if best is None or finish[k] > best[0] or (finish[k] == best[0] and k < (best[1] or k)):
-                start_at[s] = (finish[k], k)
-            left[s] -= 1
-            if left[s] == 0:
-                todo.append(s)
+            b = best.get(s)
+            if b is None or end > b[0]:
+                best[s] = (end, k)
     if not finish:
         return 0.0, ()
     last = max(finish, key=lambda k: (finish[k], k))
     chain: list[int] = []
-    cur: tuple[int, int] | None = last
+    cur: TaskId | None = last
     while cur is not None:
         if not chain or chain[-1] != cur[0]:
             chain.append(cur[0])
-        cur = prev[cur]
+        cur = best.get(cur, (0.0, None))[1]
     return finish[last], tuple(reversed(chain))
