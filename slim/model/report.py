@@ -112,6 +112,10 @@ class TimingCoverage:
     actions: int = 0
     attributed: int = 0
     unattributed_seconds: float = 0.0
+    cache: tuple[tuple[str, int, int], ...] = ()
+    """Per target whose actions carry cache outcomes: (label, hits, misses), by label."""
+    cache_stats: tuple[tuple[str, str, int, int], ...] = ()
+    """Per compiler-cache stats file and language: (file, language, hits, misses)."""
 
     @property
     def unattributed(self) -> int:

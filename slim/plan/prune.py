@@ -280,12 +280,17 @@ def _measured_bytes(findings: Sequence[Finding]) -> dict[str, tuple[int, str]]:
 
 
 def _coverage(model: CostModel) -> TimingCoverage | None:
-    if not model.actions:
+    if not model.actions and not model.cache_stats:
         return None
+    labels = model.graph.labels
     return TimingCoverage(
         actions=model.actions,
         attributed=model.actions - model.unattributed,
         unattributed_seconds=round(model.unattributed_seconds, 3),
+        cache=tuple(sorted((labels[t], h, m) for t, (h, m) in model.cache.items())),
+        cache_stats=tuple(
+            (cs.source, lang, h, m) for cs in model.cache_stats for lang, h, m in cs.by_language
+        ),
     )
 
 

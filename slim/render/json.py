@@ -214,6 +214,14 @@ def report_to_dict(report: Report) -> dict[str, JSON]:
             "attributed": t.attributed,
             "unattributed": t.unattributed,
             "unattributed_seconds": t.unattributed_seconds,
+            "cache": [
+                {"target": lab, "hits": h, "misses": m, "hit_ratio": round(h / (h + m), 4)}
+                for lab, h, m in t.cache
+            ],
+            "cache_stats": [
+                {"source": src, "language": lang, "hits": h, "misses": m}
+                for src, lang, h, m in t.cache_stats
+            ],
         },
         "review": None
         if rv is None

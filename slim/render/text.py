@@ -206,6 +206,17 @@ def _schedule_lines(report: Report) -> list[str]:
             lines.append(
                 f"    the build tool's own critical path: {'; '.join(sc.tool_critical_path)}"
             )
+    t = report.timings
+    if t is not None and t.cache:
+        hits = sum(h for _, h, _ in t.cache)
+        looked = sum(h + m for _, h, m in t.cache)
+        lines.append(
+            f"  cache: {hits} of {looked} looked-up actions hit, over {len(t.cache)} targets "
+            "(per target in --format json)"
+        )
+    if t is not None and t.cache_stats:
+        parts = ", ".join(f"{lang} {h} hits, {m} misses" for _, lang, h, m in t.cache_stats)
+        lines.append(f"  compiler cache: {parts}")
     if sv.history is not None:
         lines.append(f"  history: {sv.history.phrase} ({sv.history.source})")
     elif sv.history_note and report.removable:

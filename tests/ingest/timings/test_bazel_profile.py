@@ -235,3 +235,25 @@ def test_cache_outcomes_from_bazels_remote_cache_events(tmp_path: Path) -> None:
     assert by["Compiling lib/util.cc"] == "miss"
     assert by["Compiling app/main.cc"] == ""
     assert "cache: 1 of 2 looked-up actions were hits" in ts.notes
+
+
+def test_report_gives_each_targets_hit_ratio(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from slim.app.session import Request, Session
+
+    data = _with_cache_events(_raw(), "Compiling lib/core.cc", "Compiling lib/util.cc")
+    prof = _write(tmp_path, data)
+    monkeypatch.chdir(DATA.parent.parent)
+    req = Request(
+        graphs=(DATA / "bazel" / "query.xml",),
+        config_path=Path(os.devnull),
+        evidence={"timings": (prof,)},
+    )
+    s = Session(req)
+    rep = s.report(s.root_ids(["//app:app"]))
+    assert rep.timings is not None
+    cache = {lab: (h, m) for lab, h, m in rep.timings.cache}
+    assert cache == {"//lib:core": (1, 0), "//lib:util": (0, 1)}
