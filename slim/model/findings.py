@@ -83,6 +83,8 @@ class QuarterSaving:
     assumed)."""
     rebuilds_basis: str
     miss_basis: str
+    miss_source: str = "assumed"
+    """`measured`, `assumed` or `partly measured` (some targets that leave have outcomes)."""
 
     @property
     def cpu_hours(self) -> float:

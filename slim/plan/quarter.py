@@ -148,7 +148,15 @@ def quarter(
             f"{'its' if len(ids) == 1 else 'their'} closure, scaled ×{scale:.2f} to 90 days"
         ),
         miss_basis=_miss_basis(model, ratio, sources, len(ids) + len(new)),
+        miss_source=_miss_source(sources),
     )
+
+
+def _miss_source(sources: dict[str, int]) -> str:
+    assumed = sources.get("assumed", 0)
+    if not assumed:
+        return "measured" if sources else "assumed"
+    return "assumed" if assumed == sum(sources.values()) else "partly measured"
 
 
 def _plain_ratio(model: CostModel, ids: NDArray[np.int64]) -> float:

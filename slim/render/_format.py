@@ -40,7 +40,7 @@ def quarter_phrase(q: QuarterSaving) -> str:
     """`per quarter: 0.52 CPU-h (4.3 rebuilds avoided, miss ratio 1.00)`."""
     return (
         f"per quarter: {cpu_hours(q.cpu_hours)} ({q.rebuilds:.1f} rebuilds avoided, "
-        f"miss ratio {q.miss_ratio:.2f})"
+        f"miss ratio {q.miss_ratio:.2f} {q.miss_source})"
     )
 
 

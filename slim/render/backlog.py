@@ -49,7 +49,10 @@ def _per_quarter(it: Item) -> str:
     q = it.saving.quarter
     if q is None:
         return "–"
-    return f"{cpu_hours(q.cpu_hours)} ({q.rebuilds:.1f} rebuilds, miss {q.miss_ratio:.2f})"
+    return (
+        f"{cpu_hours(q.cpu_hours)} ({q.rebuilds:.1f} rebuilds, {q.commits} commits; "
+        f"miss {q.miss_ratio:.2f} {q.miss_source})"
+    )
 
 
 def _wall(it: Item) -> str:

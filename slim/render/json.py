@@ -57,6 +57,7 @@ def quarter_to_dict(q: QuarterSaving | None) -> dict[str, JSON] | None:
         "rebuilds": q.rebuilds,
         "commits": q.commits,
         "miss_ratio": q.miss_ratio,
+        "miss_ratio_source": q.miss_source,
         "basis": {"rebuilds": q.rebuilds_basis, "miss_ratio": q.miss_basis},
     }
 

@@ -56,6 +56,7 @@ def _quarter(d: Mapping[str, Any] | None) -> QuarterSaving | None:
         miss_ratio=float(d["miss_ratio"]),
         rebuilds_basis=str(basis.get("rebuilds", "")),
         miss_basis=str(basis.get("miss_ratio", "")),
+        miss_source=str(d.get("miss_ratio_source", "assumed")),
     )
 
 

@@ -14,6 +14,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from slim.errors import InputError
@@ -26,22 +27,44 @@ TIMEOUT_S = 300
 
 
 def _git(ws: Path, *args: str) -> bytes | None:
+    """git's output, None when git is missing or fails (not a work tree); its output is read
+    in bounded chunks and its run bounded in time (a hostile history cannot exhaust us)."""
     exe = shutil.which("git")
     if exe is None:
         return None
+    env = {**os.environ, "LC_ALL": "C"}
     try:
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [exe, "-C", str(ws), *args],
-            capture_output=True,
-            timeout=TIMEOUT_S,
-            check=False,
-            env={**os.environ, "LC_ALL": "C"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env=env,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         return None
-    if done.returncode != 0 or len(done.stdout) > MAX_OUTPUT:
-        return None
-    return done.stdout
+    assert proc.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + TIMEOUT_S
+    try:
+        while chunk := proc.stdout.read(1 << 20):
+            size += len(chunk)
+            if size > MAX_OUTPUT or time.monotonic() > deadline:
+                what = f"more than {MAX_OUTPUT >> 20} MiB" if size > MAX_OUTPUT else "a slower one"
+                raise InputError(
+                    f"git log of {ws.as_posix()}",
+                    f"a history of at most {MAX_OUTPUT >> 20} MiB read within {TIMEOUT_S} s "
+                    "(pass a smaller --history-days)",
+                    what,
+                )
+            chunks.append(chunk)
+    finally:
+        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    return b"".join(chunks) if proc.returncode == 0 else None
 
 
 def parse_until(text: str) -> int:

@@ -78,3 +78,16 @@ def test_merges_list_no_files_of_their_own(repo: Path) -> None:
         ("2026-03-02", ("lib/c.cc",)),
         ("2026-03-01", ("lib/new line\nname.cc", "lib/sp ace.cc")),
     ]
+
+
+def test_a_history_past_the_limit_is_a_one_line_error(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slim.ingest.vcs import git_log
+
+    monkeypatch.setattr(git_log, "MAX_OUTPUT", 64)
+    with pytest.raises(InputError) as err:
+        read_history(repo / "ws", 365)
+    msg = str(err.value)
+    assert msg.startswith(f"git log of {(repo / 'ws').as_posix()}: expected a history of at most")
+    assert "\n" not in msg
