@@ -7,10 +7,10 @@ archive/link actions ("finals") wait for its own compiles and for the finals of 
 nearest timed dependencies in the graph (CMake's Ninja generator orders a static
 library after the libraries it links, a binary after all of them); a dependency with no
 archive of its own (Bazel links objects) passes on its compiles and its own
-dependencies' outputs. N is the most actions
-the log shows running at once. Ready actions start in the order they started in the log
-(the tool's own choice), on the first free slot. The critical path is the longest chain
-of that dependency order, without the slot limit.
+dependencies' outputs. N is the most actions the log shows running at once. Ready
+actions start in the order they started in the log (the tool's own choice), on the
+first free slot. The critical path is the longest chain of that dependency order,
+without the slot limit.
 """
 
 from __future__ import annotations

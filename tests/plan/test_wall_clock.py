@@ -4,6 +4,7 @@ checked against the prediction."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -81,7 +82,10 @@ def test_j8_cut_off_the_critical_path_saves_cpu_but_no_wall_clock(
 
 
 def _ninja(build: Path, *args: str) -> None:
-    subprocess.run(["ninja", "-C", str(build), *args], check=True, capture_output=True)
+    """ninja, ahead of other work on a shared machine where it may (root): the timings
+    should be the build's, not the neighbours'."""
+    prio = ["nice", "-n", "-10"] if os.geteuid() == 0 and shutil.which("nice") else []
+    subprocess.run([*prio, "ninja", "-C", str(build), *args], check=True, capture_output=True)
 
 
 def _configure(src: Path, build: Path) -> None:
@@ -111,8 +115,8 @@ def test_real_rebuild_without_the_cut_matches_the_predicted_wall_clock(
 ) -> None:
     """Build the sample at -j2, predict the clean build of cpu_server without the CUDA edge
     (model_runner links cpu_kernels instead), then really build that at -j2: the predicted
-    wall clock is within 10% of the measured one (the median error of four pairs, each a
-    build of both sides back to back)."""
+    wall clock is within 10% of the measured one (the median error of six pairs, each a
+    build of both sides back to back, A-B then B-A)."""
     base, cut = tmp_path / "base", tmp_path / "cut"
     ignore = shutil.ignore_patterns("exports", "traces", "__pycache__")
     shutil.copytree(SAMPLE, base, ignore=ignore)
@@ -124,10 +128,10 @@ def test_real_rebuild_without_the_cut_matches_the_predicted_wall_clock(
     _configure(base, tmp_path / "b")
     _configure(cut, tmp_path / "c")
     errors, savings = [], []
-    for k in range(2):
+    for k in range(3):
         # A-B then B-A: a machine shared with other work slows one side of a pair as much
         # as the other, whichever runs first.
-        for first in ("base", "cut") if k == 0 else ("cut", "base"):
+        for first in ("base", "cut") if k % 2 == 0 else ("cut", "base"):
             pair: dict[str, float] = {}
             for side in (first, "cut" if first == "base" else "base"):
                 if side == "base":
@@ -151,8 +155,6 @@ def test_bazel_profile_critical_path_against_bazels_own(monkeypatch: pytest.Monk
     """The real Bazel 4.2.3 profile of tests/data/src/bazel: slim's critical path of
     //app:app ends in its link, as Bazel's does, and is as long within 5% (Bazel's also
     counts the wait between the compile and the link)."""
-    import os
-
     from slim.ingest.timings.bazel_profile import read_bazel_profile
 
     data = REPO / "tests" / "data" / "bazel"
