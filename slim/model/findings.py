@@ -124,11 +124,12 @@ class Saving:
 
     @property
     def rank_key(self) -> tuple[float, float, float]:
-        """What ranks cuts: CPU per quarter where history is known, then wall seconds per
-        build, then CPU seconds per build."""
-        q = self.quarter.cpu_seconds if self.quarter is not None else -1.0
+        """What ranks cuts, largest first: CPU per quarter, then wall seconds per build, then
+        CPU seconds per build, where history is known; else CPU, then wall, per build."""
         w = self.wall.seconds if self.wall is not None else 0.0
-        return (q, w, self.seconds)
+        if self.quarter is None:
+            return (-1.0, self.seconds, w)
+        return (self.quarter.cpu_seconds, w, self.seconds)
 
     @property
     def basis(self) -> str:

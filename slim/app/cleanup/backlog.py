@@ -186,10 +186,9 @@ def build(
 
 
 def _rank(s: Saving, key: str) -> tuple[float, float, float, int, int, str]:
-    """Largest first: CPU per quarter (where history is known), wall seconds per build,
-    CPU seconds per build, then targets and bytes."""
-    q, w, cpu = s.rank_key
-    return (-q, -w, -cpu, -s.targets_removed, -s.bytes, key)
+    """Largest first by `Saving.rank_key`, then targets and bytes."""
+    a, b, c = s.rank_key
+    return (-a, -b, -c, -s.targets_removed, -s.bytes, key)
 
 
 def item_record(it: Item) -> dict[str, Any]:
