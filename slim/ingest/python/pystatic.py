@@ -5,7 +5,7 @@ Each import gets its line and its context: top level, inside a function (lazy), 
 `importlib.import_module("literal")` / `__import__("literal")` call. Bytes that cannot
 be decoded or parsed give a `SourceImports` with `error` set, never an exception, so one
 bad file makes its target's evidence incomplete instead of failing the run. Pure: the
-file reading (and the process pool) is in `analyzers/_python_workspace.py`.
+file reading (and the process pool) is in `analyzers/python/_workspace.py`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
-"""Typed details of native (SLIM002, SLIM004) and Python (SLIM001, SLIM903) findings."""
+"""Typed details of native findings: a library in one link (SLIM002), a DT_NEEDED entry
+(SLIM004)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from slim.model.jsontypes import JSON
 
-
-def _json(obj: object) -> dict[str, JSON]:
-    out: dict[str, JSON] = {}
-    for k, v in asdict(obj).items():  # type: ignore[call-overload]
-        out[k] = list(v) if isinstance(v, tuple) else v
-    return out
+from .._json import details_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +31,7 @@ class LinkDetails:
     consumers_using: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
-        return _json(self)
+        return details_json(self)
 
     def text_lines(self) -> tuple[str, ...]:
         out = [f"header use: {h}" for h in self.header_uses[:5]]
@@ -59,45 +55,7 @@ class SharedLibDetails:
     library_bytes: int
 
     def to_json(self) -> dict[str, JSON]:
-        return _json(self)
-
-    def text_lines(self) -> tuple[str, ...]:
-        return ()
-
-
-@dataclass(frozen=True, slots=True)
-class FootprintDetails:
-    """SLIM001: the Python files and modules a dep ships, and what a cut removes."""
-
-    dep_files: int
-    dep_bytes: int
-    dep_modules: int
-    package_files_removed: int | None = None
-    package_bytes_removed: int | None = None
-
-    def to_json(self) -> dict[str, JSON]:
-        return _json(self)
-
-    def text_lines(self) -> tuple[str, ...]:
-        return ()
-
-
-@dataclass(frozen=True, slots=True)
-class CoverageDetails:
-    """SLIM903: how much of the packaged Python the traces touch."""
-
-    packaged_modules: int
-    packaged_bytes: int
-    traced_modules: int
-    traced_bytes: int
-    traced_module_share: float
-    traced_byte_share: float
-    python_targets: int
-    test_only_edges: int
-    data_edges: int
-
-    def to_json(self) -> dict[str, JSON]:
-        return _json(self)
+        return details_json(self)
 
     def text_lines(self) -> tuple[str, ...]:
         return ()

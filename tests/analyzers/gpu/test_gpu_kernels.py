@@ -9,15 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from slim_analyzers._gpu_details import ArchsDetails, KernelsDetails
-from slim_analyzers.gpu_kernels import (
-    SPEC,
-    GpuKernels,
-    attribute,
-    cpu_only,
-    cpu_variant,
-    entry_edges,
-)
+from slim_analyzers.gpu import SPEC, GpuKernels
+from slim_analyzers.gpu._attribution import attribute, cpu_only, cpu_variant, entry_edges
+from slim_analyzers.gpu._details import ArchsDetails, KernelsDetails
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest import load_evidence
@@ -29,7 +23,7 @@ from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder
 from slim.model.options import RootOptions
 
-REPO = Path(__file__).parent.parent.parent
+REPO = Path(__file__).parents[3]
 CUDA = REPO / "tests" / "data" / "cuda"
 MONO = REPO / "sample_graphs" / "monorepo"
 EXPORTS = MONO / "exports"

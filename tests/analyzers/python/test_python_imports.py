@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from slim_analyzers._details import CoverageDetails
-from slim_analyzers.python_imports import SPEC
+from slim_analyzers.python import SPEC
+from slim_analyzers.python._details import CoverageDetails
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest.python.importtime import load as load_importtime
@@ -18,7 +18,7 @@ from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder, Location
 from slim.model.options import RootOptions
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 SOURCES = {
     "py/apps/server.py": (
@@ -345,7 +345,7 @@ def test_direct_context_call(setup: Setup) -> None:
     assert all(f.code != "SLIM903" for f in out)
 
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 MONOREPO = REPO / "sample_graphs" / "monorepo"
 
 

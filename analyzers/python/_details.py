@@ -1,0 +1,47 @@
+"""Typed details of Python findings: a dep's footprint (SLIM001), trace coverage (SLIM903)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slim.model.jsontypes import JSON
+
+from .._json import details_json
+
+
+@dataclass(frozen=True, slots=True)
+class FootprintDetails:
+    """SLIM001: the Python files and modules a dep ships, and what a cut removes."""
+
+    dep_files: int
+    dep_bytes: int
+    dep_modules: int
+    package_files_removed: int | None = None
+    package_bytes_removed: int | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return details_json(self)
+
+    def text_lines(self) -> tuple[str, ...]:
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageDetails:
+    """SLIM903: how much of the packaged Python the traces touch."""
+
+    packaged_modules: int
+    packaged_bytes: int
+    traced_modules: int
+    traced_bytes: int
+    traced_module_share: float
+    traced_byte_share: float
+    python_targets: int
+    test_only_edges: int
+    data_edges: int
+
+    def to_json(self) -> dict[str, JSON]:
+        return details_json(self)
+
+    def text_lines(self) -> tuple[str, ...]:
+        return ()
