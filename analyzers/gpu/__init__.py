@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from slim.model.context import AnalysisContext, has_native_code
-from slim.model.findings import Confidence, Finding
+from slim.model.findings import Finding
 from slim.model.gpu import DeviceCode
 from slim.model.plugin import AnalyzerSpec
 from slim.model.rules import EVIDENCE_MISSING
 
+from .._findings import on_root
 from . import slim003_kernels_in_cpu, slim005_unused_arch, slim930_unreadable
 from ._attribution import cpu_only, root_binaries
 from .slim003_kernels_in_cpu import GPU_KERNELS
@@ -48,17 +49,12 @@ def _not_found(ctx: AnalysisContext) -> Finding:
     """SLIM900: a GPU check applies to the root, but no binary of it was given."""
     given = sorted({d.path for d in ctx.facts.of(DeviceCode) if d.is_linked})
     what = f" (given: {', '.join(given)})" if given else ""
-    return Finding(
-        code=EVIDENCE_MISSING.code,
-        name=EVIDENCE_MISSING.name,
-        target=ctx.root_label,
-        dep="",
-        root=ctx.root_label,
-        verdict="not-checked",
-        message=f"SLIM003/SLIM005 not checked: no executable or shared library of "
+    return on_root(
+        EVIDENCE_MISSING,
+        ctx.root_label,
+        "not-checked",
+        f"SLIM003/SLIM005 not checked: no executable or shared library of "
         f"{ctx.root_label} among the --binary inputs{what}",
-        confidence=Confidence.HIGH,
-        removable=False,
     )
 
 

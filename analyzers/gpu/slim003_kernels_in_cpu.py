@@ -18,6 +18,7 @@ from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
 from slim.model.gpu import DeviceCode, FatbinContainer
 from slim.model.graph import CODE_KINDS, BuildGraph
 
+from .._findings import on_edge, on_root
 from ._attribution import (
     Share,
     attribute,
@@ -318,18 +319,16 @@ def _edge_finding(
     gpu_users = [g.labels[c] for c in consumers(ctx, u) if not is_cpu_only(ctx, c)]
     exact = all(shares[t].how for t in mine)
     src, dep = g.labels[u], g.labels[v]
-    return Finding(
-        code=GPU_KERNELS.code,
-        name=GPU_KERNELS.name,
-        target=src,
-        dep=dep,
-        root=ctx.root_label,
-        verdict="gpu-code-in-cpu-binary",
-        message=_edge_message(ctx, (src, dep), details, mine, cut_ok, gpu_users),
-        confidence=Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM,
+    return on_edge(
+        GPU_KERNELS,
+        g,
+        edge,
+        ctx.root_label,
+        attr,
+        "gpu-code-in-cpu-binary",
+        _edge_message(ctx, (src, dep), details, mine, cut_ok, gpu_users),
+        Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM,
         removable=w is not None and cut_ok and not gpu_users,
-        attribute=attr,
-        location=g.edge_location(u, v),
         evidence=tuple(
             [ev for t in mine for ev in shares[t].evidence]
             + [container_evidence(b, c) for t in mine for c in shares[t].containers]
@@ -397,20 +396,14 @@ def _binary_wide(
         binary_match=common.binary_match,
         candidates=candidates,
     )
-    return Finding(
-        code=GPU_KERNELS.code,
-        name=GPU_KERNELS.name,
-        target=ctx.root_label,
-        dep="",
-        root=ctx.root_label,
-        verdict="gpu-code-in-cpu-binary",
-        message=(
-            f"{ctx.root_label} is CPU-only ({common.reason}) but carries {len(kernels)} CUDA "
-            f"kernel(s) for {', '.join(arch_bytes)} ({fmt_bytes(total)} of device code: "
-            f"{', '.join(kernels[:8]) or 'no kernel symbols'}); {why}"
-        ),
+    return on_root(
+        GPU_KERNELS,
+        ctx.root_label,
+        "gpu-code-in-cpu-binary",
+        f"{ctx.root_label} is CPU-only ({common.reason}) but carries {len(kernels)} CUDA "
+        f"kernel(s) for {', '.join(arch_bytes)} ({fmt_bytes(total)} of device code: "
+        f"{', '.join(kernels[:8]) or 'no kernel symbols'}); {why}",
         confidence=confidence,
-        removable=False,
         evidence=tuple(evidence + [container_evidence(b, c) for c in containers]),
         saving=Saving(bytes=total, bytes_basis="fatbin bytes"),
         details=details,

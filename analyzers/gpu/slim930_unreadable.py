@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from slim.model.context import AnalysisContext
-from slim.model.findings import Confidence, Evidence, Finding, Rule
+from slim.model.findings import Evidence, Finding, Rule
 from slim.model.gpu import DeviceCode
+
+from .._findings import on_root
 
 UNREADABLE = Rule(
     code="SLIM930",
@@ -31,16 +33,11 @@ def findings(ctx: AnalysisContext, b: DeviceCode) -> Iterator[Finding]:
             tail = err.split(": byte ", 1)[1].split(":", 1)[0]
             offset = int(tail) if tail.isdigit() else None
         evidence.append(Evidence(b.path, err, offset=offset, analyzer="gpu_kernels"))
-    yield Finding(
-        code=UNREADABLE.code,
-        name=UNREADABLE.name,
-        target=ctx.root_label,
-        dep="",
-        root=ctx.root_label,
-        verdict="partial",
-        message=f"{len(b.errors)} part(s) of the device code of {b.path} could not be "
+    yield on_root(
+        UNREADABLE,
+        ctx.root_label,
+        "partial",
+        f"{len(b.errors)} part(s) of the device code of {b.path} could not be "
         f"read; GPU findings for it may be incomplete: {b.errors[0]}",
-        confidence=Confidence.HIGH,
-        removable=False,
         evidence=tuple(evidence),
     )

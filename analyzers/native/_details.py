@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slim.model.jsontypes import JSON
-
-from .._json import details_json
+from .._details import FlatDetails
 
 
 @dataclass(frozen=True, slots=True)
-class LinkDetails:
+class LinkDetails(FlatDetails):
     """SLIM002: what the maps show of a library in one link."""
 
     kept_bytes: int
@@ -30,9 +28,6 @@ class LinkDetails:
     consumers_not_checked: tuple[str, ...] = ()
     consumers_using: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, JSON]:
-        return details_json(self)
-
     def text_lines(self) -> tuple[str, ...]:
         out = [f"header use: {h}" for h in self.header_uses[:5]]
         if self.consumers_checked or self.consumers_not_checked:
@@ -48,14 +43,8 @@ class LinkDetails:
 
 
 @dataclass(frozen=True, slots=True)
-class SharedLibDetails:
+class SharedLibDetails(FlatDetails):
     """SLIM004: a DT_NEEDED entry and the size of the library it names."""
 
     needed: str
     library_bytes: int
-
-    def to_json(self) -> dict[str, JSON]:
-        return details_json(self)
-
-    def text_lines(self) -> tuple[str, ...]:
-        return ()

@@ -13,11 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from slim.model.context import AnalysisContext
-from slim.model.findings import Confidence, Finding, Rule
+from slim.model.findings import Finding, Rule
 from slim.model.graph import CODE_KINDS, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
+from .._findings import on_edge, on_root
 from ._edge_verdict import EdgeEvidence
 from ._link_verdict import RUNTIME_WEAK, link_verdict
 from ._link_view import MapView, has_code, is_native, live, root_binaries
@@ -40,20 +41,13 @@ UNREFERENCED = Rule(
 def not_checked(ctx: AnalysisContext, maps: list[LinkMap]) -> Finding:
     """The root is a binary, maps were given, and none is its link."""
     names = ", ".join(sorted(m.path for m in maps))
-    return Finding(
-        code=UNREFERENCED.code,
-        name=UNREFERENCED.name,
-        target=ctx.root_label,
-        dep="",
-        root=ctx.root_label,
-        verdict="not-checked",
-        message=(
-            f"no linker map of {ctx.root_label} among the maps given ({names}): none "
-            "lists an object this target owns; pass the map of this binary "
-            "(-Wl,-Map=...) to check its native deps"
-        ),
-        confidence=Confidence.HIGH,
-        removable=False,
+    return on_root(
+        UNREFERENCED,
+        ctx.root_label,
+        "not-checked",
+        f"no linker map of {ctx.root_label} among the maps given ({names}): none "
+        "lists an object this target owns; pass the map of this binary "
+        "(-Wl,-Map=...) to check its native deps",
     )
 
 
@@ -106,17 +100,15 @@ def findings(
             verdict = link
             if link.verdict == "unreferenced":
                 verdict = per_edge.edge_verdict(edge.target, t.id, link)
-            yield Finding(
-                code=UNREFERENCED.code,
-                name=UNREFERENCED.name,
-                target=g.labels[edge.target],
-                dep=t.label,
-                root=ctx.root_label,
-                attribute=edge.kind.attribute,
-                location=g.edge_location(edge.target, t.id),
-                verdict=verdict.verdict,
-                message=verdict.message,
-                confidence=verdict.confidence,
+            yield on_edge(
+                UNREFERENCED,
+                g,
+                (edge.target, t.id),
+                ctx.root_label,
+                edge.kind.attribute,
+                verdict.verdict,
+                verdict.message,
+                verdict.confidence,
                 removable=verdict.removable,
                 evidence=tuple(verdict.evidence),
                 saving=verdict.saving,

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slim.model.jsontypes import JSON
-
-from .._json import details_json
+from .._details import FlatDetails
 
 
 @dataclass(frozen=True, slots=True)
-class FootprintDetails:
+class FootprintDetails(FlatDetails):
     """SLIM001: the Python files and modules a dep ships, and what a cut removes."""
 
     dep_files: int
@@ -19,15 +17,9 @@ class FootprintDetails:
     package_files_removed: int | None = None
     package_bytes_removed: int | None = None
 
-    def to_json(self) -> dict[str, JSON]:
-        return details_json(self)
-
-    def text_lines(self) -> tuple[str, ...]:
-        return ()
-
 
 @dataclass(frozen=True, slots=True)
-class CoverageDetails:
+class CoverageDetails(FlatDetails):
     """SLIM903: how much of the packaged Python the traces touch."""
 
     packaged_modules: int
@@ -39,9 +31,3 @@ class CoverageDetails:
     python_targets: int
     test_only_edges: int
     data_edges: int
-
-    def to_json(self) -> dict[str, JSON]:
-        return details_json(self)
-
-    def text_lines(self) -> tuple[str, ...]:
-        return ()

@@ -17,6 +17,7 @@ from slim.model.findings import Confidence, Details, Evidence, Finding, Rule, Sa
 from slim.model.graph import CODE_KINDS, EdgeKind
 from slim.model.pytrace import StaticImport, TracedModule
 
+from .._findings import on_edge
 from ._import_view import NAME, ImportView
 from ._loaders import judge as judge_loaders
 from ._ownership import MAX_LISTED, short
@@ -164,18 +165,15 @@ def _finding(
     saving: Saving | None = None,
     details: Details | None = None,
 ) -> Finding:
-    g = view.g
-    return Finding(
-        code=UNUSED.code,
-        name=UNUSED.name,
-        target=g.labels[edge.a],
-        dep=g.labels[edge.b],
-        root=view.root_label,
-        attribute=edge.attribute,
-        location=g.edge_location(edge.a, edge.b),
-        verdict=verdict,
-        message=message,
-        confidence=confidence,
+    return on_edge(
+        UNUSED,
+        view.g,
+        (edge.a, edge.b),
+        view.root_label,
+        edge.attribute,
+        verdict,
+        message,
+        confidence,
         removable=removable,
         evidence=evidence,
         saving=saving,

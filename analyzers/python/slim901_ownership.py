@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from slim.model.findings import Confidence, Evidence, Finding, Rule
 
+from .._findings import on_edge
 from ._import_view import NAME, ImportView
 from ._ownership import short
 
@@ -59,20 +60,15 @@ def findings(view: ImportView, edges: Iterable[Unjudged]) -> Iterator[Finding]:
             )
             for e in group
         ]
-        yield Finding(
-            code=OWNERSHIP.code,
-            name=OWNERSHIP.name,
-            target=g.labels[first.target],
-            dep=g.labels[first.dep],
-            root=view.root_label,
-            attribute=first.attribute,
-            location=g.edge_location(first.target, first.dep),
-            verdict="evidence-missing",
-            message=(
-                f"cannot tell whether {users} use{'s' if len(group) == 1 else ''} "
-                f"{names}: its Python modules are unknown ({why})"
-            ),
-            confidence=Confidence.HIGH,
-            removable=False,
+        yield on_edge(
+            OWNERSHIP,
+            g,
+            (first.target, first.dep),
+            view.root_label,
+            first.attribute,
+            "evidence-missing",
+            f"cannot tell whether {users} use{'s' if len(group) == 1 else ''} "
+            f"{names}: its Python modules are unknown ({why})",
+            Confidence.HIGH,
             evidence=(*ev, first.looked),
         )

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from slim.model.findings import Confidence, Evidence, Finding, Rule
+from slim.model.findings import Evidence, Finding, Rule
 from slim.model.graph import EdgeKind
 
+from .._findings import on_root
 from ._details import CoverageDetails
 from ._import_view import NAME, ImportView
 
@@ -69,19 +70,12 @@ def finding(view: ImportView) -> Finding:
         )
         for p, m in sorted(view.foreign.items())
     ]
-    return Finding(
-        code=COVERAGE.code,
-        name=COVERAGE.name,
-        target=view.root_label,
-        dep="",
-        root=view.root_label,
-        verdict="coverage",
-        message=(
-            f"the traces load {len(touched)} of {len(mods)} packaged Python modules "
-            f"({share_m}%), {touched_b} of {total_b} bytes ({share_b}%)"
-        ),
-        confidence=Confidence.HIGH,
-        removable=False,
+    return on_root(
+        COVERAGE,
+        view.root_label,
+        "coverage",
+        f"the traces load {len(touched)} of {len(mods)} packaged Python modules "
+        f"({share_m}%), {touched_b} of {total_b} bytes ({share_b}%)",
         evidence=(*runs, *set_aside),
         details=CoverageDetails(
             packaged_modules=len(mods),

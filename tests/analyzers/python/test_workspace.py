@@ -7,13 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from slim_analyzers.python._workspace import (
-    SourceRequest,
-    find_dist_infos,
-    read_dist_text,
-    scan_file,
-    scan_files,
-)
+from slim_analyzers.python._thirdparty import Installed
+from slim_analyzers.python._workspace import SourceRequest, read_dist_text, scan_file, scan_files
 
 DATA = Path(__file__).parents[2] / "data"
 SRC = DATA / "src" / "python"
@@ -70,9 +65,10 @@ def test_parallel_equals_serial(tmp_path: Path) -> None:
 
 
 def test_dist_infos_by_normalized_name() -> None:
-    dists = find_dist_infos([DATA / "python" / "dist-info"])
+    dists = Installed.scan([DATA / "python" / "dist-info"]).dists
     assert set(dists) == {"slim_demo_dist"}
-    text = read_dist_text(dists["slim_demo_dist"], "RECORD")
+    info = dists["slim_demo_dist"].info
+    text = read_dist_text(info, "RECORD")
     assert text is not None
     assert "slimdemo/__init__.py" in text
-    assert read_dist_text(dists["slim_demo_dist"], "entry_points.txt") is None
+    assert read_dist_text(info, "entry_points.txt") is None
