@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from slim_analyzers.gpu import SPEC, GpuKernels
 from slim_analyzers.gpu._attribution import attribute, cpu_only, cpu_variant, entry_edges
 from slim_analyzers.gpu._details import ArchsDetails, KernelsDetails
@@ -345,7 +344,6 @@ MONO_KERNELS = (
 )
 
 
-@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
 def test_monorepo_cpu_server_and_trainer() -> None:
     from slim.ingest import load_graph
 
@@ -376,7 +374,6 @@ def _slim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.skipif(not (REPO / "slim.toml").is_file(), reason="no repo slim.toml")
 def test_repo_config_flags_the_server_not_the_trainer() -> None:
     """Done-when: both roots in one run, each with its own per-target config."""
     proc = _slim(
@@ -402,7 +399,6 @@ def test_repo_config_flags_the_server_not_the_trainer() -> None:
     assert data["cpu_variant"] == "//kernels:cpu_kernels"
 
 
-@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
 def test_monorepo_report_text_end_to_end(tmp_path: Path) -> None:
     config = tmp_path / "slim.toml"
     config.write_text("", encoding="utf-8")

@@ -289,8 +289,6 @@ def test_sample_monorepo_end_to_end(graph_export: str, linker: str) -> None:
     from slim.ingest import load_evidence, load_graph
 
     map_path = EXPORTS / "linkmaps" / f"cpu_server.{linker}.map"
-    if not map_path.exists() or not (EXPORTS / graph_export).exists():
-        pytest.skip(f"sample monorepo exports not present: {map_path}")
     g = load_graph([EXPORTS / graph_export])
     root = g.lookup("//serving:cpu_server")
     assert root is not None
@@ -322,8 +320,6 @@ def test_sample_monorepo_end_to_end(graph_export: str, linker: str) -> None:
 def test_sample_monorepo_without_archives_still_blocks_the_weak_provider() -> None:
     from slim.ingest import load_evidence, load_graph
 
-    if not (EXPORTS / "bazel" / "query.pb").exists():
-        pytest.skip("sample monorepo exports not present")
     g = load_graph([EXPORTS / "bazel" / "query.pb"])
     root = g.lookup("//serving:cpu_server")
     assert root is not None

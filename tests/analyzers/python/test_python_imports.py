@@ -349,7 +349,6 @@ REPO = Path(__file__).parents[3]
 MONOREPO = REPO / "sample_graphs" / "monorepo"
 
 
-@pytest.mark.skipif(not (MONOREPO / "traces").is_dir(), reason="sample monorepo not built")
 def test_monorepo_server_end_to_end() -> None:
     """`slim report //py/apps:server` from the repo root (slim.toml names every input)."""
     import json
@@ -396,7 +395,6 @@ def test_monorepo_server_end_to_end() -> None:
     assert 0 < cov["details"]["traced_modules"] < cov["details"]["packaged_modules"]
 
 
-@pytest.mark.skipif(not (MONOREPO / "traces").is_dir(), reason="sample monorepo not built")
 def test_monorepo_trainer_vendored_imports_attr() -> None:
     """`imports = ["src"]` makes `tinyhelper` a top-level module of //py/vendored:tinyhelper."""
     import json
