@@ -176,8 +176,9 @@ def bench_analysis(workdir: Path, quick: bool) -> dict[str, Any] | None:
 
     from slim.infra.cache import load_graph_cached
     from slim.ingest.python.importtime import load
-    from slim.model.context import AnalysisContext, Options
+    from slim.model.context import AnalysisContext
     from slim.model.facts import Facts, InputFile
+    from slim.model.options import RootOptions
     from slim.model.pymodules import graph_sources
 
     load_graph_cached([graph_path], None, use_cache=True)  # warm the cache
@@ -199,7 +200,7 @@ def bench_analysis(workdir: Path, quick: bool) -> dict[str, Any] | None:
     facts.add(load(trace))
     facts.inputs.append(InputFile("trace", str(trace), "python-importtime"))
     t = time.perf_counter()
-    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=Options())
+    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=RootOptions())
     found = list(SPEC.factory().analyze(ctx))
     measured = time.perf_counter() - t
     n = sum(1 for f in found if f.code == "SLIM001")
