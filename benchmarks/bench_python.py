@@ -100,7 +100,7 @@ def bench_trace(workdir: Path) -> dict[str, Any]:
 
 
 def make_sources(root: Path, files: int, seed: int = 0) -> list[Any]:
-    from slim_analyzers._python_workspace import SourceRequest
+    from slim_analyzers.python._workspace import SourceRequest
 
     rng = random.Random(seed)
     reqs = []
@@ -133,7 +133,7 @@ def make_sources(root: Path, files: int, seed: int = 0) -> list[Any]:
 
 
 def bench_static(workdir: Path, quick: bool) -> dict[str, Any]:
-    from slim_analyzers._python_workspace import scan_files
+    from slim_analyzers.python._workspace import scan_files
 
     n = FILES_QUICK if quick else FILES_FULL
     reqs = make_sources(workdir / "python-src", n)
@@ -172,12 +172,13 @@ def bench_analysis(workdir: Path, quick: bool) -> dict[str, Any] | None:
     targets = bench_graph.scale(quick)
     graph_path, _ = bench_graph.graph_input(workdir, targets)
     os.environ["SLIM_CACHE_DIR"] = str(workdir / f"cache-{targets}")
-    from slim_analyzers.python_imports import SPEC
+    from slim_analyzers.python import SPEC
 
     from slim.infra.cache import load_graph_cached
     from slim.ingest.python.importtime import load
-    from slim.model.context import AnalysisContext, Options
+    from slim.model.context import AnalysisContext
     from slim.model.facts import Facts, InputFile
+    from slim.model.options import RootOptions
     from slim.model.pymodules import graph_sources
 
     load_graph_cached([graph_path], None, use_cache=True)  # warm the cache
@@ -199,7 +200,7 @@ def bench_analysis(workdir: Path, quick: bool) -> dict[str, Any] | None:
     facts.add(load(trace))
     facts.inputs.append(InputFile("trace", str(trace), "python-importtime"))
     t = time.perf_counter()
-    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=Options())
+    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=RootOptions())
     found = list(SPEC.factory().analyze(ctx))
     measured = time.perf_counter() - t
     n = sum(1 for f in found if f.code == "SLIM001")

@@ -16,6 +16,8 @@ from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.labels import label_package
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from slim.app.session import Session
 
 AUTO_COLLAPSE_NODES = 200
@@ -61,6 +63,132 @@ def _depth_that_fits(graph: BuildGraph, root: int, limit: int) -> int:
     return d
 
 
+@dataclass(frozen=True)
+class _Names:
+    """How targets are named in the picture: their label, or `pkg:*` when collapsed."""
+
+    graph: BuildGraph
+    root: int
+    collapse: bool
+
+    def __call__(self, i: int) -> str:
+        lab = self.graph.labels[i]
+        if self.collapse and i != self.root:
+            return label_package(lab) + ":*"
+        return lab
+
+    def edge(self, a: str, b: str) -> tuple[str, str] | None:
+        """The picture's edge for the labels `a -> b` (None when one is not in the graph)."""
+        ids = self.graph.ids
+        if a in ids and b in ids:
+            return self(ids[a]), self(ids[b])
+        return None
+
+
+def _refuse_too_many(names: _Names, nodes: list[int], shown: set[str]) -> None:
+    """A picture of more than MAX_DRAW_NODES nodes is refused, with the depth that fits."""
+    if len(shown) <= MAX_DRAW_NODES:
+        return
+    graph, root = names.graph, names.root
+    fits = _depth_that_fits(graph, root, MAX_DRAW_NODES)
+    hint = (
+        f"use --depth {fits}"
+        if fits >= 1
+        else "even its direct deps are too many: draw one of them, or ask `slim why`"
+    )
+    raise UsageError(
+        f"{graph.labels[root]}: {len(nodes)} targets ({len(shown)} nodes) are too many to draw "
+        f"readably (limit {MAX_DRAW_NODES} nodes): {hint}"
+        + ("" if names.collapse else " (or --collapse-packages)")
+    )
+
+
+def _picture_graph(names: _Names, nodes: list[int]) -> tuple[nx.DiGraph[str], dict[str, int]]:
+    """The drawn graph (collapsed nodes merged) and how many targets each node stands for."""
+    import networkx as nx
+
+    graph = names.graph
+    g: nx.DiGraph[str] = nx.DiGraph()
+    counts: dict[str, int] = {}
+    keep = set(nodes)
+    for i in nodes:
+        n = names(i)
+        counts[n] = counts.get(n, 0) + 1
+        g.add_node(n)
+        for e in graph.out_edges(i, BUILD_KINDS):
+            if e.dep in keep:
+                m = names(e.dep)
+                if m != n:
+                    g.add_edge(n, m)
+    return g, counts
+
+
+def _marked(
+    names: _Names, dead: Iterable[tuple[str, str]], kept: Iterable[tuple[str, str, str]]
+) -> tuple[set[tuple[str, str]], dict[tuple[str, str], str]]:
+    """The picture's dead edges, and its kept ones with the verdict (dead wins)."""
+    dead_named = {ne for a, b in dead if (ne := names.edge(a, b)) is not None}
+    kept_named: dict[tuple[str, str], str] = {}
+    for a, b, verdict in kept:
+        ke = names.edge(a, b)
+        if ke is not None and ke not in dead_named:
+            kept_named.setdefault(ke, verdict)
+    return dead_named, kept_named
+
+
+def _body(
+    reduced: nx.DiGraph[str],
+    counts: dict[str, int],
+    root_label: str,
+    dead: set[tuple[str, str]],
+    kept: dict[tuple[str, str], str],
+) -> list[str]:
+    """The node and edge lines, sorted."""
+    lines = []
+    for n in sorted(reduced.nodes):
+        attrs = []
+        if counts.get(n, 1) > 1:
+            attrs.append(f"label={_quote(f'{n} ({counts[n]} targets)')}")
+        if n == root_label:
+            attrs.append("style=bold")
+        suffix = f" [{', '.join(attrs)}]" if attrs else ""
+        lines.append(f"  {_quote(n)}{suffix};")
+    for a, b in sorted(reduced.edges):
+        style = ""
+        if (a, b) in dead:
+            style = ' [color=red, style=dashed, penwidth=2, label="dead"]'
+        elif (a, b) in kept:
+            style = f" [color=orange, style=dotted, label={_quote(kept[(a, b)])}]"
+        lines.append(f"  {_quote(a)} -> {_quote(b)}{style};")
+    return lines
+
+
+def _notes(
+    graph: BuildGraph,
+    root: int,
+    opts: DrawOptions,
+    nodes: list[int],
+    collapsed_into: int | None,
+    hidden: int,
+) -> list[str]:
+    """What the picture leaves out: auto-collapsing, the depth limit, reduced edges."""
+    notes = []
+    if collapsed_into is not None:
+        notes.append(
+            f"{len(nodes)} targets collapsed into {collapsed_into} packages "
+            "(--no-collapse-packages draws every target)"
+        )
+    if opts.depth is not None:
+        cut = len(graph.closure([root], BUILD_KINDS)) - len(nodes)
+        if cut > 0:
+            notes.append(f"depth {opts.depth}: {cut} deeper targets not shown")
+    if hidden > 0:
+        notes.append(
+            f"transitive reduction hid {hidden} direct edges implied by longer paths (--no-reduce)"
+        )
+    return notes
+
+
 def to_dot(
     graph: BuildGraph,
     root: int,
@@ -75,90 +203,20 @@ def to_dot(
     opts = options or DrawOptions()
     level = _levels(graph, root, opts.depth)
     nodes = sorted(level)
-    collapse = opts.collapse
-    auto = collapse is None and len(nodes) > AUTO_COLLAPSE_NODES
-    if collapse is None:
-        collapse = auto
-    root_label = graph.labels[root]
-
-    def name(i: int) -> str:
-        lab = graph.labels[i]
-        if collapse and i != root:
-            return label_package(lab) + ":*"
-        return lab
-
-    shown = {name(i) for i in nodes}
-    if len(shown) > MAX_DRAW_NODES:
-        fits = _depth_that_fits(graph, root, MAX_DRAW_NODES)
-        hint = (
-            f"use --depth {fits}"
-            if fits >= 1
-            else "even its direct deps are too many: draw one of them, or ask `slim why`"
-        )
-        raise UsageError(
-            f"{root_label}: {len(nodes)} targets ({len(shown)} nodes) are too many to draw "
-            f"readably (limit {MAX_DRAW_NODES} nodes): {hint}"
-            + ("" if collapse else " (or --collapse-packages)")
-        )
-    g: nx.DiGraph[str] = nx.DiGraph()
-    counts: dict[str, int] = {}
-    keep = set(nodes)
-    for i in nodes:
-        n = name(i)
-        counts[n] = counts.get(n, 0) + 1
-        g.add_node(n)
-        for e in graph.out_edges(i, BUILD_KINDS):
-            if e.dep in keep:
-                m = name(e.dep)
-                if m != n:
-                    g.add_edge(n, m)
-
-    def named(a: str, b: str) -> tuple[str, str] | None:
-        if a in graph.ids and b in graph.ids:
-            return name(graph.ids[a]), name(graph.ids[b])
-        return None
-
-    dead_named = {ne for a, b in dead if (ne := named(a, b)) is not None}
-    kept_named: dict[tuple[str, str], str] = {}
-    for a, b, verdict in kept:
-        ke = named(a, b)
-        if ke is not None and ke not in dead_named:
-            kept_named.setdefault(ke, verdict)
+    auto = opts.collapse is None and len(nodes) > AUTO_COLLAPSE_NODES
+    names = _Names(graph, root, auto if opts.collapse is None else opts.collapse)
+    shown = {names(i) for i in nodes}
+    _refuse_too_many(names, nodes, shown)
+    g, counts = _picture_graph(names, nodes)
+    dead_named, kept_named = _marked(names, dead, kept)
     reduced = g
     if opts.reduce and nx.is_directed_acyclic_graph(g):
         reduced = nx.transitive_reduction(g)
         reduced.add_edges_from(e for e in (*dead_named, *kept_named) if g.has_edge(*e))
     hidden = g.number_of_edges() - reduced.number_of_edges()
     lines = ["digraph slim {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica"];']
-    for n in sorted(reduced.nodes):
-        attrs = []
-        if counts.get(n, 1) > 1:
-            attrs.append(f"label={_quote(f'{n} ({counts[n]} targets)')}")
-        if n == root_label:
-            attrs.append("style=bold")
-        suffix = f" [{', '.join(attrs)}]" if attrs else ""
-        lines.append(f"  {_quote(n)}{suffix};")
-    for a, b in sorted(reduced.edges):
-        style = ""
-        if (a, b) in dead_named:
-            style = ' [color=red, style=dashed, penwidth=2, label="dead"]'
-        elif (a, b) in kept_named:
-            style = f" [color=orange, style=dotted, label={_quote(kept_named[(a, b)])}]"
-        lines.append(f"  {_quote(a)} -> {_quote(b)}{style};")
-    notes = []
-    if auto:
-        notes.append(
-            f"{len(nodes)} targets collapsed into {len(shown)} packages "
-            "(--no-collapse-packages draws every target)"
-        )
-    if opts.depth is not None:
-        cut = len(graph.closure([root], BUILD_KINDS)) - len(nodes)
-        if cut > 0:
-            notes.append(f"depth {opts.depth}: {cut} deeper targets not shown")
-    if hidden > 0:
-        notes.append(
-            f"transitive reduction hid {hidden} direct edges implied by longer paths (--no-reduce)"
-        )
+    lines += _body(reduced, counts, graph.labels[root], dead_named, kept_named)
+    notes = _notes(graph, root, opts, nodes, len(shown) if auto else None, hidden)
     lines.extend(_legend(bool(dead_named), bool(kept_named)))
     if notes:
         lines.append(f"  label={_quote(chr(10).join(notes))};")

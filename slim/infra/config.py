@@ -152,10 +152,8 @@ def _modules(value: object, where: str) -> dict[str, tuple[str, ...]]:
     }
 
 
-def load_config(path: Path | None) -> Config:
-    """Parse a config file; None gives the empty config."""
-    if path is None:
-        return Config()
+def _read(path: Path) -> tuple[str, dict[str, Any]]:
+    """The file's text and its slim table (`[tool.slim]` of a pyproject.toml)."""
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
@@ -165,6 +163,11 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path}: expected TOML, found a syntax error: {exc}") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("slim", {})
+    return text, data
+
+
+def _check_tables(path: Path, text: str, data: dict[str, Any]) -> None:
+    """Unknown keys at the top and in each `[revisions.NAME]` table are errors."""
     where = str(path)
     _check_keys(data, TOP_KEYS, where, text, "tool.slim" if path.name == "pyproject.toml" else "")
     revisions = data.get("revisions", {})
@@ -173,19 +176,10 @@ def load_config(path: Path | None) -> Config:
             if isinstance(rev, dict):
                 table = f"revisions.{rname}"
                 _check_keys(rev, LIST_KEYS, f"{where}: {table}", text, table)
-    base = path.parent
-    cfg = Config(path=path, raw=data)
-    _top_level(cfg, data, where, base)
-    targets = data.get("targets", {})
-    if not isinstance(targets, dict):
-        raise ConfigError(f"{where}: targets: expected a table keyed by label")
-    for label, table in targets.items():
-        cfg.targets[normalize_label(label)] = _target(label, table, where, text, base)
-    return cfg
 
 
-def _top_level(cfg: Config, data: dict[str, Any], where: str, base: Path) -> None:
-    """The keys at the top of the config (inputs, settings, rules, roots)."""
+def _top_settings(cfg: Config, data: dict[str, Any], base: Path, where: str) -> None:
+    """The repo-wide inputs and settings."""
     for key in LIST_KEYS:
         if key in data:
             cfg.inputs[key] = _paths(data[key], base, f"{where}: {key}")
@@ -195,9 +189,7 @@ def _top_level(cfg: Config, data: dict[str, Any], where: str, base: Path) -> Non
         cfg.workspace = _rel(base / str(data["workspace"]))
     if "fail_on" in data:
         cfg.fail_on = str(data["fail_on"])
-    if "cuda_archs" in data:
-        cfg.cuda_archs = _strs(data["cuda_archs"], f"{where}: cuda_archs")
-    for key in RULE_KEYS:
+    for key in ("cuda_archs", *RULE_KEYS, "cpu_only_tags", "roots"):
         if key in data:
             setattr(cfg, key, _strs(data[key], f"{where}: {key}"))
     if "history_days" in data:
@@ -207,33 +199,47 @@ def _top_level(cfg: Config, data: dict[str, Any], where: str, base: Path) -> Non
                 f"{where}: history_days: expected a number of days >= 0, found {days!r}"
             )
         cfg.history_days = days
-    if "cpu_only_tags" in data:
-        cfg.cpu_only_tags = _strs(data["cpu_only_tags"], f"{where}: cpu_only_tags")
-    if "roots" in data:
-        cfg.roots = _strs(data["roots"], f"{where}: roots")
     if "site_packages" in data:
         cfg.site_packages = tuple(_paths(data["site_packages"], base, f"{where}: site_packages"))
     cfg.modules = _modules(data.get("modules", {}), f"{where}: modules")
 
 
-def _target(label: str, table: object, where: str, text: str, base: Path) -> TargetConfig:
+def _target(table: object, base: Path, where: str, text: str, label: str) -> TargetConfig:
     """One `[targets."//x"]` table."""
-    twhere = f"{where}: targets.{label!r}"
     if not isinstance(table, dict):
-        raise ConfigError(f"{twhere}: expected a table")
-    _check_keys(table, TARGET_KEYS, twhere, text, f'targets."{label}"')
+        raise ConfigError(f"{where}: expected a table")
+    _check_keys(table, TARGET_KEYS, where, text, f'targets."{label}"')
     tc = TargetConfig()
     for key in LIST_KEYS:
         if key in table:
-            tc.inputs[key] = _paths(table[key], base, f"{twhere}: {key}")
+            tc.inputs[key] = _paths(table[key], base, f"{where}: {key}")
     if "workspace" in table:
         tc.workspace = _rel(base / str(table["workspace"]))
     if "cpu_only" in table:
         if not isinstance(table["cpu_only"], bool):
-            raise ConfigError(f"{twhere}: cpu_only: expected true or false")
+            raise ConfigError(f"{where}: cpu_only: expected true or false")
         tc.cpu_only = table["cpu_only"]
     if "cuda_archs" in table:
-        tc.cuda_archs = _strs(table["cuda_archs"], f"{twhere}: cuda_archs")
+        tc.cuda_archs = _strs(table["cuda_archs"], f"{where}: cuda_archs")
     if "site_packages" in table:
-        tc.site_packages = tuple(_paths(table["site_packages"], base, f"{twhere}: site_packages"))
+        tc.site_packages = tuple(_paths(table["site_packages"], base, f"{where}: site_packages"))
     return tc
+
+
+def load_config(path: Path | None) -> Config:
+    """Parse a config file; None gives the empty config."""
+    if path is None:
+        return Config()
+    text, data = _read(path)
+    _check_tables(path, text, data)
+    where = str(path)
+    base = path.parent
+    cfg = Config(path=path, raw=data)
+    _top_settings(cfg, data, base, where)
+    targets = data.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ConfigError(f"{where}: targets: expected a table keyed by label")
+    for label, table in targets.items():
+        tc = _target(table, base, f"{where}: targets.{label!r}", text, label)
+        cfg.targets[normalize_label(label)] = tc
+    return cfg

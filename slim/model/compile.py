@@ -1,7 +1,7 @@
 """Compile-time facts: which source and headers each object was compiled from.
 
 Readers in `slim.ingest.compile` (compiler depfiles from `-MD`, `ninja -t deps`) return
-`CompileDeps`; `slim_analyzers.native_symbols` joins them to the graph so that a library
+`CompileDeps`; `slim_analyzers.native` joins them to the graph so that a library
 whose headers a dependant includes is never called removable from link evidence alone.
 """
 

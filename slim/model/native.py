@@ -1,7 +1,7 @@
 """Native-link facts: what a linker map, a GC report and an ELF file say about a link.
 
 Readers in `slim.ingest` (ld_map, gold_map, lld_map, mold_map, gc_sections, lld_why, elf)
-return these; `slim_analyzers.native_symbols` joins them to the build graph. Plain frozen data,
+return these; `slim_analyzers.native` joins them to the build graph. Plain frozen data,
 no I/O: a symbol table is kept as numpy columns plus its string table and decoded lazily.
 """
 

@@ -112,37 +112,58 @@ def target_sources(
     imports = attrs.get("imports", ())
     import_dirs = [imports] if isinstance(imports, str) else list(imports or ())  # type: ignore[call-overload]
     base_module = attrs.get("base_module")
+    roots = _ImportRoots(pkg, import_dirs, base_module if isinstance(base_module, str) else None)
     out: list[PySource] = []
     for src in srcs:
         repo, spkg, name = split_label(src)
         rel = f"{spkg}/{name}" if spkg else name
-        names: list[str] = []
-        is_pkg = False
+        names, is_pkg = _module_names(roots.paths(repo, rel))
+        if names:
+            ext = repo.strip("@") if repo.startswith("@") else ""
+            out.append(PySource(f"external/{ext}/{rel}" if ext else rel, tuple(names), is_pkg))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _ImportRoots:
+    """Where a target's files are importable from: its package, its `imports` dirs
+    (Bazel), its `base_module` (Buck2)."""
+
+    pkg: str
+    import_dirs: list[object]
+    base_module: str | None
+
+    def paths(self, repo: str, rel: str) -> list[str]:
+        """The import paths of the file `rel` (of `repo`), most specific first."""
         cands: list[str] = []
-        if isinstance(base_module, str):
-            in_pkg = _strip_prefix(rel, pkg)
+        if self.base_module is not None:
+            in_pkg = _strip_prefix(rel, self.pkg)
             if in_pkg is not None:
-                prefix = base_module.replace(".", "/")
+                prefix = self.base_module.replace(".", "/")
                 cands.append(f"{prefix}/{in_pkg}" if prefix else in_pkg)
         if "site-packages/" in rel:
             cands.append(rel.split("site-packages/", 1)[1])
-        for d in import_dirs:
+        for d in self.import_dirs:
             if isinstance(d, str):
-                stripped = _strip_prefix(rel, posixpath.join(pkg, d) if pkg else d)
+                stripped = _strip_prefix(rel, posixpath.join(self.pkg, d) if self.pkg else d)
                 if stripped:
                     cands.append(stripped)
         cands.append(rel)
         if repo.startswith("@") and repo.strip("@"):
             cands.append(f"{repo.strip('@')}/{rel}")
-        for c in cands:
-            m = module_from_path(c)
-            if m is not None and m[0] not in names:
-                names.append(m[0])
-                is_pkg = is_pkg or m[1]
-        if names:
-            ext = repo.strip("@") if repo.startswith("@") else ""
-            out.append(PySource(f"external/{ext}/{rel}" if ext else rel, tuple(names), is_pkg))
-    return tuple(out)
+        return cands
+
+
+def _module_names(paths: Iterable[str]) -> tuple[list[str], bool]:
+    """The distinct module names of these import paths, and whether one is a package."""
+    names: list[str] = []
+    is_pkg = False
+    for c in paths:
+        m = module_from_path(c)
+        if m is not None and m[0] not in names:
+            names.append(m[0])
+            is_pkg = is_pkg or m[1]
+    return names, is_pkg
 
 
 def graph_sources(graph: BuildGraph, target: int) -> tuple[PySource, ...]:

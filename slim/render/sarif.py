@@ -96,9 +96,10 @@ def _fixes(f: Finding, where: _Where) -> list[JsonObj]:
     ):
         return []
     line = loc.line
+    how = f"or run: {f.fix.command}" if f.fix.runnable else f.fix.command
     return [
         {
-            "description": {"text": f"Remove {f.dep} from {f.target} (or run: {f.fix.command})"},
+            "description": {"text": f"Remove {f.dep} from {f.target} ({how})"},
             "artifactChanges": [
                 {
                     "artifactLocation": _artifact(loc.path, where),

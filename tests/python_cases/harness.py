@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slim_analyzers.python_imports import SPEC
+from slim_analyzers.python import SPEC
 
 from slim.analysis.engine import RootInput, analyze
 from slim.ingest import load_evidence

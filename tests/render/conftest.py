@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from slim_analyzers._gpu_details import ArchBytes, KernelsDetails, TargetShare
+from slim_analyzers.gpu._details import ArchBytes, KernelsDetails, TargetShare
 
 from slim.model.actions import Remove
 from slim.model.facts import InputFile

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from slim.model.actions import Remove
 from slim.model.findings import Confidence, Finding
 from slim.model.report import Report
-from slim.plan.fixes import buildozer_fix
+from slim.plan.fixes import buildozer_fix, cmake_fix
 from slim.render import RENDERERS, get_renderer
 from slim.render.markdown import MAX_CHARS, escape, marker
 from tests.render.conftest import GOLDEN, ROOT, canonical_report, empty_report
@@ -102,6 +102,29 @@ def test_sarif_content(report: Report) -> None:
     kept = by_dep["//py/apps:tool -> //py/optional_lib:optional_lib"]
     assert kept["suppressions"][0]["justification"] == "loaded by name at runtime"
     assert kept["suppressions"][0]["kind"] == "inSource"
+
+
+def test_sarif_fix_says_run_only_for_a_shell_command(report: Report) -> None:
+    """A CMake edit is described, never offered as a command to run."""
+    [safe] = [f for f in report.findings if f.dep == "//py/unused_lib:unused_lib"]
+    assert safe.fix is not None
+    assert safe.dep_line_alone
+    assert isinstance(safe.fix.action, Remove)
+    cmake = cmake_fix(safe.fix.action, safe.dep_location)
+    edited = dataclasses.replace(
+        report,
+        findings=[dataclasses.replace(f, fix=cmake) if f is safe else f for f in report.findings],
+    )
+    for rep, says_run in ((report, True), (edited, False)):
+        run = json.loads(rendered(rep, "sarif"))["runs"][0]
+        [res] = [
+            r
+            for r in run["results"]
+            if r["partialFingerprints"]["slimEdge/v1"].endswith("|//py/unused_lib:unused_lib")
+        ]
+        text = res["fixes"][0]["description"]["text"]
+        assert ("or run: buildozer " in text) is says_run, text
+        assert ("run:" in text) is says_run, text
 
 
 def test_sarif_uris_are_relative_to_workspace_and_encoded(report: Report) -> None:

@@ -5,7 +5,7 @@ Each import gets its line and its context: top level, inside a function (lazy), 
 `importlib.import_module("literal")` / `__import__("literal")` call. Bytes that cannot
 be decoded or parsed give a `SourceImports` with `error` set, never an exception, so one
 bad file makes its target's evidence incomplete instead of failing the run. Pure: the
-file reading (and the process pool) is in `analyzers/_python_workspace.py`.
+file reading (and the process pool) is in `analyzers/python/_workspace.py`.
 """
 
 from __future__ import annotations
@@ -58,6 +58,36 @@ def _literal(node: ast.expr | None) -> str | None:
     return None
 
 
+_Walk = tuple[ast.AST, bool, bool, bool]
+"""A statement and its context: lazy (in a function), optional (under except
+ImportError), typing-only (under if TYPE_CHECKING)."""
+
+
+_NESTING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, *_TRY)
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _inner(n: ast.AST, lz: bool, op: bool, ty: bool) -> list[_Walk]:
+    """The statements nested in a function, `try` or `if` statement `n`, each with the
+    context it runs in."""
+    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [(c, True, op, ty) for c in n.body]
+    if isinstance(n, _TRY):
+        guarded = op or _catches_import_error(n.handlers)
+        out: list[_Walk] = [(c, lz, guarded, ty) for c in n.body]
+        out += [(h, lz, guarded, ty) for h in n.handlers]
+        out += [(c, lz, op, ty) for c in [*n.orelse, *n.finalbody]]
+        return out
+    if isinstance(n, ast.If):
+        neg = isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not)
+        target = n.test.operand if isinstance(n.test, ast.UnaryOp) else n.test
+        tc = _is_type_checking(target)
+        branches: list[_Walk] = [(c, lz, op, ty or (tc and not neg)) for c in n.body]
+        branches += [(c, lz, op, ty or (tc and neg)) for c in n.orelse]
+        return branches
+    return []
+
+
 class _Scanner:
     """Walks one module's AST keeping the (lazy, optional, typing) context of each node."""
 
@@ -83,57 +113,47 @@ class _Scanner:
     def scan(self, node: ast.AST, lazy: bool, optional: bool, typing: bool) -> None:
         """Walk statements only; expressions are searched for `import_module(...)` calls
         just in the statements whose lines mention it (`self.hits`)."""
-        stack: list[tuple[ast.AST, bool, bool, bool]] = [(node, lazy, optional, typing)]
-        add = self.imports.append
-        hits = self.hits
+        stack: list[_Walk] = [(node, lazy, optional, typing)]
+        push = stack.append
         while stack:
             n, lz, op, ty = stack.pop()
-            if isinstance(n, ast.Import):
-                for a in n.names:
-                    add(StaticImport(a.name, n.lineno, (), lz, op, ty))
+            if isinstance(n, _IMPORTS):
+                self._import(n, lz, op, ty)
                 continue
-            if isinstance(n, ast.ImportFrom):
-                mod = self.resolve(n.module, n.level)
-                if mod is None:
-                    self.unresolved.append(n.lineno)
-                    continue
-                names = tuple(sorted({a.name for a in n.names if a.name != "*"}))
-                add(StaticImport(mod, n.lineno, names, lz, op, ty))
-                continue
-            if hits:
-                lo = getattr(n, "lineno", None)
-                if lo is not None:
-                    hi = getattr(n, "end_lineno", None) or lo
-                    at = bisect_left(hits, lo)
-                    if at < len(hits) and hits[at] <= hi:
-                        for c in ast.iter_child_nodes(n):
-                            if not isinstance(c, _BLOCKS):
-                                self._expressions(c, lz, op, ty)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
-                for c in n.body:
-                    stack.append((c, True, op, ty))
-                continue
-            if isinstance(n, _TRY):
-                guarded = op or _catches_import_error(n.handlers)
-                for c in n.body:
-                    stack.append((c, lz, guarded, ty))
-                for h in n.handlers:
-                    stack.append((h, lz, guarded, ty))
-                for c in [*n.orelse, *n.finalbody]:
-                    stack.append((c, lz, op, ty))
-                continue
-            if isinstance(n, ast.If):
-                neg = isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not)
-                target = n.test.operand if isinstance(n.test, ast.UnaryOp) else n.test
-                tc = _is_type_checking(target)
-                for c in n.body:
-                    stack.append((c, lz, op, ty or (tc and not neg)))
-                for c in n.orelse:
-                    stack.append((c, lz, op, ty or (tc and neg)))
+            if self.hits:
+                self._calls_in(n, lz, op, ty)
+            if isinstance(n, _NESTING):
+                stack.extend(_inner(n, lz, op, ty))
                 continue
             for name in _STMT_FIELDS:
                 for c in getattr(n, name, ()):
-                    stack.append((c, lz, op, ty))
+                    push((c, lz, op, ty))
+
+    def _import(self, n: ast.Import | ast.ImportFrom, lz: bool, op: bool, ty: bool) -> None:
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                self.imports.append(StaticImport(a.name, n.lineno, (), lz, op, ty))
+            return
+        mod = self.resolve(n.module, n.level)
+        if mod is None:
+            self.unresolved.append(n.lineno)
+            return
+        names = tuple(sorted({a.name for a in n.names if a.name != "*"}))
+        self.imports.append(StaticImport(mod, n.lineno, names, lz, op, ty))
+
+    def _calls_in(self, n: ast.AST, lz: bool, op: bool, ty: bool) -> None:
+        """The loading calls in the expressions of statement `n`, when its lines mention
+        one (`self.hits`)."""
+        lo = getattr(n, "lineno", None)
+        if lo is None:
+            return
+        hi = getattr(n, "end_lineno", None) or lo
+        hits = self.hits
+        at = bisect_left(hits, lo)
+        if at < len(hits) and hits[at] <= hi:
+            for c in ast.iter_child_nodes(n):
+                if not isinstance(c, _BLOCKS):
+                    self._expressions(c, lz, op, ty)
 
     def _expressions(self, node: ast.AST, lz: bool, op: bool, ty: bool) -> None:
         stack: list[tuple[ast.AST, bool]] = [(node, lz)]

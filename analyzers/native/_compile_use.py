@@ -25,7 +25,8 @@ from slim.model.findings import Evidence
 from slim.model.graph import BuildGraph
 from slim.model.ownership import Ownership, source_path
 
-A = "analyzer:native_symbols"
+from ._link_view import ANALYZER
+
 C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", ".h")
 C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
 _INCLUDE = re.compile(r'^\s*#\s*(?:include|import|include_next)\s*([<"])([^>"]+)[>"]')
@@ -109,7 +110,9 @@ class CompileIndex:
                 for h in o.headers:
                     rel = self.rel(h)
                     if rel is not None:
-                        ev = Evidence(d.path, f"{o.output}: {o.source} read {h}", o.line, None, A)
+                        ev = Evidence(
+                            d.path, f"{o.output}: {o.source} read {h}", o.line, None, ANALYZER
+                        )
                         tc.headers.append(HeaderUse(rel, src, ev))
         self._ninja_attrs()
         self._path_owner: dict[str, set[int]] | None = None
@@ -129,7 +132,11 @@ class CompileIndex:
                 rel = self.rel(str(h))
                 if rel is not None:
                     ev = Evidence(
-                        "graph (ninja -t deps)", f"{label} compiled reading {h}", None, None, A
+                        "graph (ninja -t deps)",
+                        f"{label} compiled reading {h}",
+                        None,
+                        None,
+                        ANALYZER,
                     )
                     tc.headers.append(HeaderUse(rel, label, ev))
 
@@ -234,7 +241,9 @@ class CompileIndex:
                     if kind == '"':
                         tc.unresolved.append(f"{f}:{line}: {text.strip()}")
                     continue
-                tc.headers.append(HeaderUse(found, f, Evidence(f, text.strip(), line, None, A)))
+                tc.headers.append(
+                    HeaderUse(found, f, Evidence(f, text.strip(), line, None, ANALYZER))
+                )
                 todo.append(found)
         return tc
 

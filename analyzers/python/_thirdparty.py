@@ -205,7 +205,7 @@ class Installed:
 
 
 def _text(p: Path) -> str | None:
-    from ._python_workspace import MAX_RECORD_BYTES
+    from ._workspace import MAX_RECORD_BYTES
 
     try:
         if p.stat().st_size > MAX_RECORD_BYTES:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from slim_analyzers._details import CoverageDetails
-from slim_analyzers.python_imports import SPEC
+from slim_analyzers.python import SPEC
+from slim_analyzers.python._details import CoverageDetails
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest.python.importtime import load as load_importtime
@@ -18,7 +18,7 @@ from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder, Location
 from slim.model.options import RootOptions
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 SOURCES = {
     "py/apps/server.py": (
@@ -345,11 +345,10 @@ def test_direct_context_call(setup: Setup) -> None:
     assert all(f.code != "SLIM903" for f in out)
 
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 MONOREPO = REPO / "sample_graphs" / "monorepo"
 
 
-@pytest.mark.skipif(not (MONOREPO / "traces").is_dir(), reason="sample monorepo not built")
 def test_monorepo_server_end_to_end() -> None:
     """`slim report //py/apps:server` from the repo root (slim.toml names every input)."""
     import json
@@ -396,7 +395,6 @@ def test_monorepo_server_end_to_end() -> None:
     assert 0 < cov["details"]["traced_modules"] < cov["details"]["packaged_modules"]
 
 
-@pytest.mark.skipif(not (MONOREPO / "traces").is_dir(), reason="sample monorepo not built")
 def test_monorepo_trainer_vendored_imports_attr() -> None:
     """`imports = ["src"]` makes `tinyhelper` a top-level module of //py/vendored:tinyhelper."""
     import json

@@ -22,7 +22,7 @@ from slim.app.session import Request, Session
 from slim.infra.config import Config
 from slim.model.findings import Confidence, Finding
 
-SRC = Path(__file__).resolve().parents[1] / "data" / "src" / "native_compile"
+SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_compile"
 ROOTS = ("//apps:app1", "//apps:app2")
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from slim.errors import InputError
 from slim.ingest.python.pystatic import scan_source
-from slim.model.pymodules import normalize_dist
 from slim.model.pytrace import SourceImports
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
@@ -65,21 +64,6 @@ def scan_files(reqs: Sequence[SourceRequest], workers: int | None = None) -> lis
 
 
 # -- installed distributions -----------------------------------------------------------------
-
-
-def find_dist_infos(site_dirs: Iterable[Path]) -> dict[str, Path]:
-    """`*.dist-info` directories in the given site-packages dirs, by normalized dist name."""
-    out: dict[str, Path] = {}
-    for d in site_dirs:
-        try:
-            entries = sorted(os.listdir(d))
-        except OSError:
-            continue
-        for e in entries:
-            if e.endswith(".dist-info"):
-                dist = e[: -len(".dist-info")].split("-", 1)[0]
-                out.setdefault(normalize_dist(dist), Path(d) / e)
-    return out
 
 
 def read_dist_text(dist_info: Path, name: str) -> str | None:

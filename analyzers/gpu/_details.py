@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slim.model.jsontypes import JSON
+from .._details import FlatDetails
 
 
 def _arch_order(name: str) -> tuple[int, bool, str]:
@@ -44,7 +44,7 @@ def _table(archs: tuple[ArchBytes, ...], targets: tuple[TargetShare, ...]) -> tu
 
 
 @dataclass(frozen=True, slots=True)
-class KernelsDetails:
+class KernelsDetails(FlatDetails):
     """SLIM003: the kernels a CPU-only binary carries, where from, and the cut."""
 
     binary: str
@@ -60,31 +60,12 @@ class KernelsDetails:
     binary_match: str = ""
     candidates: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "binary": self.binary,
-            "cpu_only_source": self.cpu_only_source,
-            "kernels": list(self.kernels),
-            "archs": [{"arch": a.arch, "bytes": a.bytes, "status": a.status} for a in self.archs],
-            "bytes": self.bytes,
-            "targets": [
-                {"target": t.target, "bytes": t.bytes, "inputs": list(t.inputs), "path": t.path}
-                for t in self.targets
-            ],
-            "cut": self.cut,
-            "cpu_variant": self.cpu_variant,
-            "also_reached_from": list(self.also_reached_from),
-            "attribution": list(self.attribution),
-            "binary_match": self.binary_match,
-            "candidates": list(self.candidates),
-        }
-
     def text_lines(self) -> tuple[str, ...]:
         return _table(self.archs, self.targets)
 
 
 @dataclass(frozen=True, slots=True)
-class ArchsDetails:
+class ArchsDetails(FlatDetails):
     """SLIM005: fatbin entries for architectures the binary is never deployed on."""
 
     binary: str
@@ -92,15 +73,6 @@ class ArchsDetails:
     archs: tuple[ArchBytes, ...]
     unused_bytes: int
     gencode_drop: str = ""
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "binary": self.binary,
-            "deployed": list(self.deployed),
-            "archs": [{"arch": a.arch, "bytes": a.bytes, "status": a.status} for a in self.archs],
-            "unused_bytes": self.unused_bytes,
-            "gencode_drop": self.gencode_drop,
-        }
 
     def text_lines(self) -> tuple[str, ...]:
         return _table(self.archs, ())

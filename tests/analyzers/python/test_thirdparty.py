@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from slim_analyzers.python_imports import SPEC
+from slim_analyzers.python import SPEC
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest.python.audit_trace import load as load_slim_trace
@@ -290,14 +290,14 @@ def test_sources_only_still_judges_with_the_venv(with_venv: Workspace) -> None:
     ],
 )
 def test_label_names(label: str, first: str) -> None:
-    from slim_analyzers._python_thirdparty import label_names
+    from slim_analyzers.python._thirdparty import label_names
 
     assert label_names(label)[0] == first
 
 
 def test_resolution_order(tmp_path: Path) -> None:
     """dist-info, then config, then the built-in table, then a guess."""
-    from slim_analyzers._python_thirdparty import installed, resolve
+    from slim_analyzers.python._thirdparty import installed, resolve
 
     site = installed([SITE])
     # dist-info wins over the table: PyYAML's RECORD lists yaml and _yaml

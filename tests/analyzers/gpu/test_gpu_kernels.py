@@ -8,16 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from slim_analyzers._gpu_details import ArchsDetails, KernelsDetails
-from slim_analyzers.gpu_kernels import (
-    SPEC,
-    GpuKernels,
-    attribute,
-    cpu_only,
-    cpu_variant,
-    entry_edges,
-)
+from slim_analyzers.gpu import SPEC, GpuKernels
+from slim_analyzers.gpu._attribution import attribute, cpu_only, cpu_variant, entry_edges
+from slim_analyzers.gpu._details import ArchsDetails, KernelsDetails
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest import load_evidence
@@ -29,7 +22,7 @@ from slim.model.findings import Finding
 from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder
 from slim.model.options import RootOptions
 
-REPO = Path(__file__).parent.parent.parent
+REPO = Path(__file__).parents[3]
 CUDA = REPO / "tests" / "data" / "cuda"
 MONO = REPO / "sample_graphs" / "monorepo"
 EXPORTS = MONO / "exports"
@@ -351,7 +344,6 @@ MONO_KERNELS = (
 )
 
 
-@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
 def test_monorepo_cpu_server_and_trainer() -> None:
     from slim.ingest import load_graph
 
@@ -382,7 +374,6 @@ def _slim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.skipif(not (REPO / "slim.toml").is_file(), reason="no repo slim.toml")
 def test_repo_config_flags_the_server_not_the_trainer() -> None:
     """Done-when: both roots in one run, each with its own per-target config."""
     proc = _slim(
@@ -408,7 +399,6 @@ def test_repo_config_flags_the_server_not_the_trainer() -> None:
     assert data["cpu_variant"] == "//kernels:cpu_kernels"
 
 
-@pytest.mark.skipif(not (EXPORTS / "bin").is_dir(), reason="sample monorepo not built")
 def test_monorepo_report_text_end_to_end(tmp_path: Path) -> None:
     config = tmp_path / "slim.toml"
     config.write_text("", encoding="utf-8")

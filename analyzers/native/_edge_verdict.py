@@ -1,0 +1,377 @@
+"""Whether a library edge that the root's link does not use is needed elsewhere: by a
+compile (the dependant reads the dep's headers), by the CMake usage requirements a
+PUBLIC/INTERFACE edge carries, or by another binary that links the same library.
+
+A library's edge is shared by every binary linking that library, so it is proposed for
+removal only when each of them was checked and none uses the dep.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from slim.model.compile import CompileDeps
+from slim.model.context import AnalysisContext
+from slim.model.facts import Facts
+from slim.model.findings import Confidence, Evidence
+from slim.model.graph import BUILD_KINDS, CODE_KINDS
+from slim.model.ownership import Ownership
+
+from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
+from ._details import LinkDetails
+from ._link_verdict import Verdict
+from ._link_view import ANALYZER, is_native, link_use, links, views_of
+
+#: Dependants of one edge scanned for #include at most (depfiles have no such limit).
+MAX_SCANNED_USERS = 200
+_NO_COMPILE_KINDS = frozenset({"interface_library", "INTERFACE_LIBRARY", "custom", "UTILITY"})
+COMPILE_HINT = (
+    "pass --compile with `ninja -C build -t deps > deps.txt` (Ninja) or the compiler's "
+    "depfiles (-MD; a directory of *.d), or --workspace for a static #include scan"
+)
+_TLL_KEYWORDS = {
+    "PUBLIC": "PUBLIC",
+    "PRIVATE": "PRIVATE",
+    "INTERFACE": "INTERFACE",
+    "LINK_PUBLIC": "PUBLIC",
+    "LINK_PRIVATE": "PRIVATE",
+    "LINK_INTERFACE_LIBRARIES": "INTERFACE",
+}
+
+
+@dataclass
+class EdgeEvidence:
+    """What judging a root's library edges needs beyond the root's own link: the compile
+    evidence of every target, and the evidence given for each other linking binary."""
+
+    ctx: AnalysisContext
+    own: Ownership
+    compile: CompileIndex
+    consumers: dict[int, Facts | None]
+
+    @staticmethod
+    def load(ctx: AnalysisContext, own: Ownership, closure: set[int]) -> EdgeEvidence:
+        g = ctx.graph
+        libs = [n for n in closure if n != ctx.root]
+        up = g.reverse_closure(libs, BUILD_KINDS).tolist() if libs else []
+        consumers: dict[int, Facts | None] = {}
+        for c in sorted(up):
+            if c != ctx.root and links(g.kinds[c]):
+                consumers[c] = ctx.evidence_of(g.labels[c])
+        deps = list(ctx.facts.of(CompileDeps))
+        for f in consumers.values():
+            if f is not None:
+                deps.extend(f.of(CompileDeps))
+        return EdgeEvidence(ctx, own, CompileIndex(g, own, deps, ctx.options.workspace), consumers)
+
+    def edge_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
+        """A link-unreferenced edge `a -> n`: kept when a compile reads `n`'s headers, not
+        removable without compile-time evidence, and for a library's edge removable only
+        when every binary linking `a` was checked and none uses `n`."""
+        ctx = self.ctx
+        g = ctx.graph
+        dep = g.labels[n]
+        use = _CompileUse.of(self, a, n)
+        details = dataclasses.replace(link.details, compile_evidence=use.how)
+        if use.used:
+            return use.header_only(ctx.root_label, g.labels[a], dep, link, details)
+        if use.unknown:
+            return self._compile_unknown(dep, use.unknown, link, details)
+        ev = [
+            *link.evidence,
+            Evidence(
+                "compile",
+                f"{use.how}: no file compiled for {g.labels[a]} (or its dependants) reads a "
+                f"header of {dep} or of what it brings",
+                None,
+                None,
+                ANALYZER,
+            ),
+        ]
+        if a == ctx.root:
+            return dataclasses.replace(link, evidence=ev, details=details)
+        public = self._public_edge(a, n)
+        if public is not None:
+            msg = (
+                f"{dep} contributes nothing to {ctx.root_label}'s link, but "
+                f"{g.labels[a]} -> {dep} {public}: every target that links {g.labels[a]} "
+                f"gets {dep}'s usage requirements (include directories, compile definitions, "
+                "options) through it, which no map or depfile shows. Not proposed for removal."
+            )
+            return Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, ev, None, details)
+        return self._consumers_verdict(
+            a, n, dataclasses.replace(link, evidence=ev, details=details)
+        )
+
+    def _compile_unknown(
+        self, dep: str, unknown: list[str], link: Verdict, details: LinkDetails
+    ) -> Verdict:
+        missing = f"compile-time evidence for {', '.join(unknown[:5])}"
+        msg = (
+            f"{link.message} Not removable: whether the compile of "
+            f"{', '.join(unknown[:5])} includes {dep}'s headers is unknown ({COMPILE_HINT})."
+        )
+        stray = self.compile.unowned
+        if stray:
+            msg += (
+                f" Ownership unknown for {len(stray)} compiled object(s) of the compile "
+                f"evidence given (no target of the graph owns {', '.join(sorted(stray)[:3])})."
+            )
+        return Verdict(
+            "unreferenced",
+            msg,
+            Confidence.MEDIUM,
+            False,
+            link.evidence,
+            None,
+            dataclasses.replace(
+                details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
+            ),
+        )
+
+    def _public_edge(self, a: int, n: int) -> str | None:
+        """Why a CMake library's edge may carry usage requirements to its dependants
+        (PUBLIC/INTERFACE, the plain signature, or a declaring line that cannot be read);
+        None for a PRIVATE edge, a library nothing depends on, or a non-CMake graph."""
+        g = self.ctx.graph
+        attrs = g.target(a).attrs
+        if "cmake_type" not in attrs:
+            return None
+        if len(g.reverse_closure([a], BUILD_KINDS)) <= 1:
+            return None
+        dep = g.labels[n]
+        vis = attrs.get("link_visibility")
+        if isinstance(vis, tuple):
+            for row in vis:
+                label, _, kind = str(row).rpartition(" ")
+                if label == dep:
+                    return None if kind == "PRIVATE" else f"is declared {kind}"
+        loc = g.edge_location(a, n)
+        if loc is None:
+            return "has no declaring line to read its visibility from"
+        name = str(g.target(n).attrs.get("cmake_name") or dep.rsplit(":", 1)[-1])
+        declared = _declared_visibility(self._source_dirs(a), loc.path, loc.line or 0, name)
+        if declared == "PRIVATE":
+            return None
+        if declared is None:
+            return f"is declared at {loc} (not readable here, so its visibility is unknown)"
+        if declared == "":
+            return f"is declared at {loc} without a keyword (the plain signature is transitive)"
+        return f"is declared {declared} at {loc}"
+
+    def _source_dirs(self, a: int) -> list[Path]:
+        out = []
+        if self.ctx.options.workspace is not None:
+            out.append(Path(self.ctx.options.workspace))
+        root = self.ctx.graph.target(a).attrs.get("source_root")
+        if isinstance(root, str) and root:
+            out.append(Path(root))
+        return out
+
+    def _consumers_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
+        """`a -> n` is a library's edge: who else links `a`, and whether any of them uses
+        `n` (each judged on the evidence given for it)."""
+        ctx = self.ctx
+        g = ctx.graph
+        dep, lib = g.labels[n], g.labels[a]
+        consumers = [c for c in g.reverse_closure([a], BUILD_KINDS).tolist() if links(g.kinds[c])]
+        checked = [ctx.root_label]
+        unchecked: list[str] = []
+        using: list[str] = []
+        ev = list(link.evidence)
+        for c in sorted(consumers):
+            if c == ctx.root:
+                continue
+            label = g.labels[c]
+            facts = self.consumers.get(c)
+            if facts is None and c not in self.consumers:
+                facts = ctx.evidence_of(label)
+            views = views_of(facts, c, self.own, g)
+            if not views:
+                unchecked.append(label)
+                continue
+            checked.append(label)
+            why = link_use(views, n)
+            if why is not None:
+                using.append(label)
+                ev.append(Evidence(why[0], f"{label}: {why[1]}", why[2], None, ANALYZER))
+        details = dataclasses.replace(
+            link.details,
+            consumers_checked=tuple(checked),
+            consumers_not_checked=tuple(unchecked),
+            consumers_using=tuple(using),
+        )
+        if not unchecked and not using:
+            msg = (
+                f"{link.message} {lib}'s edge is shared by every binary that links {lib}; "
+                f"checked for each ({', '.join(checked)}): none uses {dep}."
+            )
+            return dataclasses.replace(link, message=msg, evidence=ev, details=details)
+        return Verdict(
+            "unused-by-this-root",
+            _shared_edge_message(ctx.root_label, lib, dep, checked, unchecked, using),
+            Confidence.MEDIUM if not using else Confidence.HIGH,
+            False,
+            ev,
+            None,
+            details,
+        )
+
+
+def _shared_edge_message(
+    root: str, lib: str, dep: str, checked: list[str], unchecked: list[str], using: list[str]
+) -> str:
+    parts = []
+    if using:
+        parts.append(f"still used through it by {', '.join(using)}")
+    if unchecked:
+        parts.append(
+            f"not checked for {', '.join(unchecked)} (no linker map given for "
+            f"{'it' if len(unchecked) == 1 else 'them'}: pass each binary's map, as a root "
+            'or in [targets."//x"] linkmap)'
+        )
+    return (
+        f"{dep} contributes nothing to {root}'s link, but {lib} -> {dep} is a "
+        f"library's edge, shared by every binary that links {lib}: "
+        + "; ".join(parts)
+        + f". Checked: {', '.join(checked)}."
+    )
+
+
+@dataclass
+class _CompileUse:
+    """Headers of `n` (or of what `n` brings) read by the compile of `a` or of its
+    dependants (`used`), the targets whose compile is unknown, and the evidence kinds."""
+
+    used: list[tuple[int, str, Evidence]]
+    unknown: list[str]
+    how: str
+
+    @staticmethod
+    def of(ev: EdgeEvidence, a: int, n: int) -> _CompileUse:
+        ctx = ev.ctx
+        g = ctx.graph
+        cidx = ev.compile
+        brought = set(g.closure([n], CODE_KINDS).tolist())
+        used: list[tuple[int, str, Evidence]] = []
+        unknown: list[str] = []
+        hows: set[str] = set()
+        users = [u for u in _users(ctx, a) if _compiles(ctx, u)]
+        scan_budget = MAX_SCANNED_USERS
+        for u in users:
+            known = cidx.by_target.get(u)
+            if known is None and scan_budget <= 0:
+                unknown.append(f"{g.labels[u]} (one of {len(users)} dependants: too many to scan)")
+                continue
+            if known is None:
+                scan_budget -= 1
+            tc = cidx.of(u)
+            if tc is None:
+                unknown.append(g.labels[u])
+                continue
+            hows.add(tc.how)
+            used.extend(_header_uses(ev, a, n, u, tc, brought))
+            if not tc.exact and tc.unresolved:
+                shown = "; ".join(tc.unresolved[:3])
+                unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
+        return _CompileUse(used, unknown, ", ".join(sorted(hows)))
+
+    def header_only(
+        self, root: str, lib: str, dep: str, link: Verdict, details: LinkDetails
+    ) -> Verdict:
+        """Kept: a compile reads the dep's headers although the link takes nothing."""
+        seen: dict[str, Evidence] = {}
+        for _, what, hev in self.used:
+            seen.setdefault(what, hev)
+        rows = list(seen)
+        exact = "static" not in self.how
+        msg = (
+            f"{dep} contributes no code to {root}'s link, but it is needed to "
+            f"compile: {rows[0]}"
+            + (f" (and {len(rows) - 1} more)" if len(rows) > 1 else "")
+            + f" ({self.how}). Cutting {lib} -> {dep} takes its headers and include "
+            "directories away."
+        )
+        return Verdict(
+            "header-only-use",
+            msg,
+            Confidence.HIGH if exact else Confidence.MEDIUM,
+            False,
+            [*link.evidence, *list(seen.values())[:5]],
+            None,
+            dataclasses.replace(details, header_uses=tuple(rows[:20])),
+        )
+
+
+def _header_uses(
+    ev: EdgeEvidence, a: int, n: int, u: int, tc: TargetCompile, brought: set[int]
+) -> list[tuple[int, str, Evidence]]:
+    """The headers `u`'s compile reads that only `n` (or what it brings) provides."""
+    g = ev.ctx.graph
+    direct = {e.dep for e in g.out_edges(u, CODE_KINDS)}
+    if u == a:
+        direct.discard(n)
+    out = []
+    for h in tc.headers:
+        owners = ev.compile.owners(h.header) & brought
+        owners -= direct | {u}
+        if owners:
+            out.append((u, _header_row(g.labels, a, n, u, h, owners), h.evidence))
+    return out
+
+
+def _header_row(
+    labels: Sequence[str], a: int, n: int, u: int, h: HeaderUse, owners: set[int]
+) -> str:
+    via = sorted(labels[o] for o in owners)
+    what = f"{h.source} includes {h.header}"
+    if via != [labels[n]]:
+        what += f" (owned by {', '.join(via)})"
+    if u != a:
+        what = f"{labels[u]}: {what}"
+    return what
+
+
+def _users(ctx: AnalysisContext, a: int) -> list[int]:
+    """`a` and every target whose compile gets headers through `a` (its dependants)."""
+    if a == ctx.root:
+        return [a]
+    up = ctx.graph.reverse_closure([a], CODE_KINDS).tolist()
+    return sorted(set(up) | {a})
+
+
+def _compiles(ctx: AnalysisContext, u: int) -> bool:
+    t = ctx.graph.target(u)
+    if t.kind in _NO_COMPILE_KINDS or t.is_external:
+        return False
+    srcs = [s.rsplit("?", 1)[0] for s in t.srcs]
+    if srcs:
+        return any(s.endswith(C_SUFFIXES) for s in srcs)
+    return is_native(t) or links(t.kind)
+
+
+def _declared_visibility(dirs: list[Path], path: str, line: int, name: str) -> str | None:
+    """The keyword in force for `name` in the `target_link_libraries(...)` call starting at
+    `path:line` ("" for the plain signature); None when the file cannot be read."""
+    for d in dirs:
+        f = d / path
+        try:
+            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if not 0 < line <= len(lines):
+            continue
+        text = " ".join(lines[line - 1 : line + 40])
+        text = text.split(")", 1)[0].partition("(")[2]
+        words = [w.strip('"') for w in text.replace("\t", " ").split()]
+        current = ""
+        for w in words[1:]:
+            if w in _TLL_KEYWORDS:
+                current = _TLL_KEYWORDS[w]
+            elif w == name or w.replace("::", "__") == name:
+                return current
+        return current
+    return None

@@ -1,0 +1,255 @@
+"""Linker maps joined to the build graph: each map's inputs, loads, cross references, GC
+and why-extract rows charged to the targets that own them, which maps are a binary's own,
+and which ELF files are the root binary.
+
+Every native rule reads these views: SLIM002 asks what one library contributed to a link
+(and to the other binaries that link it), SLIM004 which ELF files are the root's.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from slim.model.context import AnalysisContext
+from slim.model.facts import Facts
+from slim.model.graph import BuildGraph, Target
+from slim.model.native import ElfFile, GcReport, LinkInput, LinkMap, WhyExtract
+from slim.model.ownership import Ownership
+
+ANALYZER = "analyzer:native_symbols"
+NATIVE_KINDS = frozenset(
+    {
+        "cc_library",
+        "cuda_library",
+        "cc_import",
+        "objc_library",
+        "cxx_library",
+        "prebuilt_cxx_library",
+        "cc_shared_library",
+        "STATIC_LIBRARY",
+        "OBJECT_LIBRARY",
+        "SHARED_LIBRARY",
+        "MODULE_LIBRARY",
+        "static_library",
+        "shared_library",
+    }
+)
+BINARY_KINDS = ("_binary", "_test", "EXECUTABLE", "executable")
+#: Targets whose link takes a library's edges with it (a map of each is the evidence).
+LINKING_KINDS: tuple[str, ...] = (
+    "_binary",
+    "_test",
+    "executable",
+    "shared_library",
+    "module_library",
+)
+LINKING_KINDS += ("cc_shared_library", "EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY")
+CODE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".s", ".S", ".asm", ".o", ".a", ".m")
+SHARED_SUFFIXES = (".so", ".dylib", ".ifso")
+# How sure each linker's map is that an archive with nothing extracted was on the link line.
+_LINKER_RANK = {"bfd": 4, "gold": 3, "lld": 2, "mold": 1}
+
+Owner = Callable[[str], "int | None"]
+
+
+def is_native(t: Target) -> bool:
+    return t.kind in NATIVE_KINDS
+
+
+def has_code(t: Target) -> bool:
+    """Whether the target compiles or brings code of its own (not only headers)."""
+    return any(s.rsplit("?", 1)[0].endswith(CODE_SUFFIXES) for s in t.srcs) or t.kind in (
+        "STATIC_LIBRARY",
+        "OBJECT_LIBRARY",
+        "cc_import",
+        "prebuilt_cxx_library",
+    )
+
+
+def is_shared(path: str) -> bool:
+    base = posixpath.basename(path.replace("\\", "/"))
+    return base.endswith(SHARED_SUFFIXES) or ".so." in base
+
+
+def links(kind: str) -> bool:
+    """A target with a link step of its own (a binary, a test, a shared library)."""
+    return kind.endswith(LINKING_KINDS) or kind in LINKING_KINDS
+
+
+def is_binary(kind: str) -> bool:
+    return kind.endswith(BINARY_KINDS) or kind in BINARY_KINDS
+
+
+@dataclass
+class MapView:
+    """One map joined to the graph: inputs and evidence per owning target."""
+
+    map: LinkMap
+    inputs: dict[int, list[LinkInput]] = field(default_factory=lambda: defaultdict(list))
+    loaded: dict[int, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
+    gc: dict[int, list[tuple[str, str, int]]] = field(default_factory=lambda: defaultdict(list))
+    extracted: dict[int, list[tuple[str, str, str, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    refs: dict[int, list[tuple[str, str, int]]] = field(default_factory=lambda: defaultdict(list))
+    whole: set[int] = field(default_factory=set)
+    shared_owners: set[int] = field(default_factory=set)
+    gc_given: bool = False
+    why_given: bool = False
+
+    def mentions(self, n: int) -> bool:
+        """Whether the map lists `n` at all: an input, a load, an extracted member."""
+        return n in self.inputs or n in self.loaded or n in self.extracted
+
+
+def _cached_owner(own: Ownership) -> Owner:
+    cache: dict[str, int | None] = {}
+
+    def owner(path: str) -> int | None:
+        if path not in cache:
+            cache[path] = own.artifact_owner(path)
+        return cache[path]
+
+    return owner
+
+
+def _join_inputs(v: MapView, owner: Owner) -> None:
+    m = v.map
+    for i in m.inputs:
+        o = owner(i.file)
+        if o is not None:
+            v.inputs[o].append(i)
+    for path, line in m.loaded:
+        o = owner(path)
+        if o is not None:
+            v.loaded[o].append((path, line))
+            if is_shared(path):
+                v.shared_owners.add(o)
+    v.shared_owners.update(o for o in map(owner, m.shared) if o is not None)
+    v.whole.update(o for o in map(owner, m.whole_archive) if o is not None)
+
+
+def _join_xref(v: MapView, owner: Owner) -> None:
+    """`--cref` rows: references from another target's input to a symbol `n` defines."""
+    for x in v.map.xref:
+        if not x.defined_in:
+            continue
+        d = owner(x.defined_in)
+        if d is None:
+            continue
+        if is_shared(x.defined_in):
+            v.shared_owners.add(d)
+        for r in x.referenced_by:
+            if owner(r) != d:
+                v.refs[d].append((x.symbol, r, x.line))
+
+
+def _join_gc(v: MapView, owner: Owner, gcs: Iterable[GcReport], files: set[str]) -> None:
+    """`--print-gc-sections` reports of this link (one naming an input of the map)."""
+    for g in gcs:
+        if not any(e.file in files for e in g.entries):
+            continue
+        v.gc_given = True
+        for e in g.entries:
+            o = owner(e.file)
+            if o is not None:
+                v.gc[o].append((e.file, e.section, e.line))
+
+
+def _join_why(v: MapView, owner: Owner, whys: Iterable[WhyExtract], files: set[str]) -> None:
+    """lld `--why-extract` reports of this link (one naming an input of the map)."""
+    for w in whys:
+        if not any(e.reference in files or e.extracted in files for e in w.entries):
+            continue
+        v.why_given = True
+        for row in w.entries:
+            o = owner(row.extracted)
+            if o is not None:
+                v.extracted[o].append((row.extracted, row.reference, row.symbol, row.line))
+
+
+def view(m: LinkMap, own: Ownership, gcs: list[GcReport], whys: list[WhyExtract]) -> MapView:
+    """The map `m` and the GC/why-extract reports of its link, charged to their owners."""
+    v = MapView(m)
+    owner = _cached_owner(own)
+    files = {i.file for i in m.inputs}
+    _join_inputs(v, owner)
+    _join_xref(v, owner)
+    _join_gc(v, owner, gcs, files)
+    _join_why(v, owner, whys, files)
+    return v
+
+
+def map_matches(v: MapView, root: int, own: Ownership, graph: BuildGraph) -> bool:
+    """Whether the map is `root`'s link: it lists an input `root` owns, or its output is
+    `root`'s artifact or named like it."""
+    if root in v.inputs:
+        return True
+    out = v.map.output
+    if out:
+        if own.artifact_owner(out) == root:
+            return True
+        if posixpath.basename(out) == graph.labels[root].rsplit(":", 1)[-1]:
+            return True
+    return False
+
+
+def views_of(facts: Facts | None, binary: int, own: Ownership, graph: BuildGraph) -> list[MapView]:
+    """The views of the maps among `facts` that are `binary`'s link."""
+    if facts is None:
+        return []
+    gcs, whys = facts.of(GcReport), facts.of(WhyExtract)
+    views = [view(m, own, gcs, whys) for m in facts.of(LinkMap)]
+    return [v for v in views if map_matches(v, binary, own, graph)]
+
+
+def by_rank(views: list[MapView]) -> list[MapView]:
+    """The most telling map first (bfd, gold, lld, mold), then by path."""
+    return sorted(views, key=lambda v: (-_LINKER_RANK.get(v.map.linker, 0), v.map.path))
+
+
+def live(inputs: Iterable[LinkInput], linker: str) -> bool:
+    """Something of it is in the program (MSVC maps carry no sizes: a listed public is)."""
+    return any(i.kept_bytes > 0 or (linker == "msvc" and i.sections) for i in inputs)
+
+
+def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None:
+    """Whether `n` takes part in any of these links: (map, what, line), or None."""
+    for v in views:
+        m = v.map
+        if n in v.shared_owners:
+            return m.path, "links it as a shared library", None
+        for i in v.inputs.get(n, ()):
+            if live([i], m.linker):
+                return m.path, f"{i.file} is linked ({i.kept_bytes} bytes kept)", i.line or None
+            return m.path, f"{i.file} is extracted (then garbage-collected)", i.line or None
+        for sym, ref, line in v.refs.get(n, ())[:1]:
+            return m.path, f"{sym} referenced by {ref} (--cref)", line
+        for file, _ref, sym, line in v.extracted.get(n, ())[:1]:
+            return m.path, f"{file} extracted for {sym} (why-extract)", line
+        for file, sec, line in v.gc.get(n, ())[:1]:
+            return m.path, f"{file}:({sec}) linked then garbage-collected", line
+        if n in v.whole:
+            return m.path, "linked whole-archive", None
+    return None
+
+
+def root_binaries(
+    ctx: AnalysisContext, own: Ownership, elfs: list[ElfFile], views: list[MapView]
+) -> list[ElfFile]:
+    """ELF executables/libraries that are the root: owned by it, or named like it/its map."""
+    name = ctx.root_label.rsplit(":", 1)[-1]
+    outputs = {posixpath.basename(v.map.output) for v in views if v.map.output}
+    return [
+        e
+        for e in elfs
+        if e.kind in ("exec", "dyn")
+        and (
+            own.artifact_owner(e.path) == ctx.root
+            or posixpath.basename(e.path) in outputs
+            or posixpath.basename(e.path) == name
+        )
+    ]

@@ -1,0 +1,116 @@
+"""SLIM002 unreferenced-native-dep: a native library the root's link takes nothing from.
+
+For a root binary B whose map is given: a native library N in B's closure is dead when
+nothing of N survived into B (no member extracted, no section kept) and no other linked
+input references a symbol N defines (`_link_verdict`). Each edge to N is then checked
+for compile-time use and, for a library's edge, every other binary linking that library
+(`_edge_verdict`); only an edge no evidence needs is proposed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from slim.model.context import AnalysisContext
+from slim.model.findings import Finding, Rule
+from slim.model.graph import CODE_KINDS, Edge, Target
+from slim.model.native import ElfFile, LinkMap, strip_version
+from slim.model.ownership import Ownership
+
+from .._findings import on_edge, on_root
+from ._edge_verdict import EdgeEvidence
+from ._link_verdict import RUNTIME_WEAK, link_verdict
+from ._link_view import MapView, has_code, is_native, live, root_binaries
+
+UNREFERENCED = Rule(
+    code="SLIM002",
+    name="unreferenced-native-dep",
+    summary="A native library dep contributes no linked code and no referenced symbol.",
+    help=(
+        "The linker map of the binary shows no member of the library's archive extracted, "
+        "no section of it kept after --gc-sections, and (with --cref) no other input "
+        "referencing a symbol it defines. Registration libraries (alwayslink, "
+        "--whole-archive), static constructors and weak symbols are never proposed for "
+        "removal. Link with -Wl,-Map=app.map,--cref,--gc-sections and pass the library "
+        "archives with --binary for a certain verdict."
+    ),
+)
+
+
+def not_checked(ctx: AnalysisContext, maps: list[LinkMap]) -> Finding:
+    """The root is a binary, maps were given, and none is its link."""
+    names = ", ".join(sorted(m.path for m in maps))
+    return on_root(
+        UNREFERENCED,
+        ctx.root_label,
+        "not-checked",
+        f"no linker map of {ctx.root_label} among the maps given ({names}): none "
+        "lists an object this target owns; pass the map of this binary "
+        "(-Wl,-Map=...) to check its native deps",
+    )
+
+
+def _unreferenced_libraries(
+    ctx: AnalysisContext, views: list[MapView], closure: set[int]
+) -> Iterator[tuple[Target, list[Edge]]]:
+    """Native targets of the closure nothing of which is live in the root's link, with
+    their edges from the closure (a header-only library with no map entry is skipped)."""
+    g = ctx.graph
+    for n in sorted(closure):
+        if n == ctx.root:
+            continue
+        t = g.target(n)
+        in_maps = any(v.mentions(n) for v in views)
+        if not is_native(t) and not in_maps:
+            continue
+        if any(n in v.shared_owners for v in views):
+            continue
+        if any(live(v.inputs.get(n, ()), v.map.linker) for v in views):
+            continue
+        if not in_maps and not has_code(t):
+            continue
+        edges = [e for e in g.in_edges(n, CODE_KINDS) if e.target in closure and e.target != n]
+        if edges:
+            yield t, edges
+
+
+def findings(
+    ctx: AnalysisContext,
+    own: Ownership,
+    views: list[MapView],
+    elfs: list[ElfFile],
+    closure: set[int],
+) -> Iterator[Finding]:
+    """One SLIM002 per edge to a library the root's link (`views`, its maps) does not use."""
+    g = ctx.graph
+    objects: dict[int, list[ElfFile]] = defaultdict(list)
+    for e in elfs:
+        if e.kind == "rel":
+            o = own.artifact_owner(e.path)
+            if o is not None:
+                objects[o].append(e)
+    weak_undef: set[str] = set()
+    for e in root_binaries(ctx, own, elfs, views):
+        weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
+    per_edge = EdgeEvidence.load(ctx, own, closure)
+    for t, edges in _unreferenced_libraries(ctx, views, closure):
+        link = link_verdict(ctx.root_label, t, views, objects.get(t.id, []), weak_undef)
+        for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
+            verdict = link
+            if link.verdict == "unreferenced":
+                verdict = per_edge.edge_verdict(edge.target, t.id, link)
+            yield on_edge(
+                UNREFERENCED,
+                g,
+                (edge.target, t.id),
+                ctx.root_label,
+                edge.kind.attribute,
+                verdict.verdict,
+                verdict.message,
+                verdict.confidence,
+                removable=verdict.removable,
+                evidence=tuple(verdict.evidence),
+                saving=verdict.saving,
+                details=verdict.details,
+            )

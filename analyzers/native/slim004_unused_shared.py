@@ -1,0 +1,149 @@
+"""SLIM004 unused-shared-lib: a DT_NEEDED library the root binary resolves no symbol from.
+
+The root's executables and shared libraries among the --binary ELF files are matched by
+ownership or name; each DT_NEEDED entry found among the given libraries is checked
+against the binary's undefined symbols. A library another needed library uses without
+its own DT_NEEDED, or one with static initializers, is reported but never proposed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from slim.model.context import AnalysisContext
+from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
+from slim.model.graph import CODE_KINDS
+from slim.model.native import ElfFile
+from slim.model.ownership import Ownership
+
+from ._details import SharedLibDetails
+from ._link_view import ANALYZER, MapView, root_binaries
+
+UNUSED_SHARED = Rule(
+    code="SLIM004",
+    name="unused-shared-lib",
+    summary="A DT_NEEDED shared library provides no symbol the binary uses.",
+    help=(
+        "Pass the binary and its shared libraries with --binary. A library from which "
+        "neither the binary nor another needed library resolves a symbol can be dropped "
+        "(or linked with -Wl,--as-needed)."
+    ),
+)
+
+
+@dataclass(frozen=True)
+class _Binary:
+    """A root binary and the shared libraries given for its DT_NEEDED entries."""
+
+    elf: ElfFile
+    libs: dict[str, ElfFile]
+
+    @property
+    def given(self) -> list[ElfFile]:
+        return [self.libs[n] for n in self.elf.needed if n in self.libs]
+
+    @property
+    def not_given(self) -> list[str]:
+        return [n for n in self.elf.needed if n not in self.libs]
+
+
+def _shared_libs(elfs: list[ElfFile]) -> dict[str, ElfFile]:
+    """Shared libraries by soname and by file name (the first given wins)."""
+    libs: dict[str, ElfFile] = {}
+    for e in elfs:
+        if e.kind == "dyn":
+            for key in {e.soname, posixpath.basename(e.path)} - {""}:
+                libs.setdefault(key, e)
+    return libs
+
+
+def findings(
+    ctx: AnalysisContext,
+    own: Ownership,
+    elfs: list[ElfFile],
+    views: list[MapView],
+    closure: set[int],
+) -> Iterator[Finding]:
+    """SLIM004 for every DT_NEEDED library of the root's binaries that provides nothing."""
+    libs = _shared_libs(elfs)
+    for b in sorted(root_binaries(ctx, own, elfs, views), key=lambda e: e.path):
+        binary = _Binary(b, libs)
+        for needed in b.needed:
+            lib = libs.get(needed)
+            if lib is not None and not b.undefined & lib.defined:
+                yield from _unused(ctx, own, binary, needed, lib, closure)
+
+
+def _blockers(binary: _Binary, needed: str, lib: ElfFile) -> list[str]:
+    """Why dropping the library may break the program although the binary uses nothing."""
+    via = sorted(
+        o.path
+        for o in binary.given
+        if o is not lib and needed not in o.needed and o.undefined & lib.defined
+    )
+    out = []
+    if via:
+        out.append(f"{', '.join(via)} use(s) it without their own DT_NEEDED")
+    if lib.has_static_init:
+        out.append("it has static initializers (loading it has effects)")
+    return out
+
+
+def _unused(
+    ctx: AnalysisContext,
+    own: Ownership,
+    binary: _Binary,
+    needed: str,
+    lib: ElfFile,
+    closure: set[int],
+) -> Iterator[Finding]:
+    """One finding per target of the closure that depends on the library's owner (the
+    root when no target owns it)."""
+    g = ctx.graph
+    b = binary.elf
+    dep = own.artifact_owner(lib.path)
+    dep_label = g.labels[dep] if dep is not None else ""
+    edges = (
+        [e for e in g.in_edges(dep, CODE_KINDS) if e.target in closure] if dep is not None else []
+    )
+    ev = (
+        Evidence(b.path, f"DT_NEEDED {needed}", None, 0, ANALYZER),
+        Evidence(
+            lib.path,
+            f"defines {len(lib.defined)} dynamic symbols; the binary's "
+            f"{len(b.undefined)} undefined symbols resolve none of them",
+            None,
+            0,
+            ANALYZER,
+        ),
+    )
+    blockers = _blockers(binary, needed, lib)
+    removable = bool(edges) and not blockers
+    msg = f"{b.path} needs {needed} but resolves no symbol from it"
+    if blockers:
+        msg += f"; not safe to drop: {'; '.join(blockers)}"
+    else:
+        msg += " (drop the dep, or link with -Wl,--as-needed)"
+    if binary.not_given:
+        msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
+    targets = [g.labels[e.target] for e in edges] or [ctx.root_label]
+    for tgt in sorted(set(targets)):
+        yield Finding(
+            code=UNUSED_SHARED.code,
+            name=UNUSED_SHARED.name,
+            target=tgt,
+            dep=dep_label,
+            root=ctx.root_label,
+            verdict="unused" if not blockers else "unused-unsafe",
+            message=msg,
+            confidence=Confidence.HIGH if not blockers else Confidence.LOW,
+            removable=removable,
+            attribute="deps" if dep_label else "",
+            evidence=ev,
+            saving=Saving(bytes=lib.size, bytes_basis="size of the shared library")
+            if removable
+            else None,
+            details=SharedLibDetails(needed, lib.size),
+        )
