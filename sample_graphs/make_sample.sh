@@ -3,7 +3,7 @@
 #   cmake+ninja build (file API reply, ninja graph/deps/log, ELF binaries, static archives),
 #   linker maps of cpu_server and gpu_trainer from ld.bfd, gold, lld and mold,
 #   Python -X importtime traces, Bazel query/cquery/aquery exports, and the review pair.
-# Usage: sample_graphs/make_sample.sh [part ...]   parts: cmake linkmaps python bazel review
+# Usage: sample_graphs/make_sample.sh [part ...]   parts: cmake linkmaps python bazel review timings
 # Every part is skipped with a message when its tool is missing. Scratch space goes to
 # sample_graphs/build/ (gitignored). See sample_graphs/README.md for each command.
 set -euo pipefail
@@ -12,7 +12,7 @@ SRC=$HERE/monorepo
 EXP=$SRC/exports
 WORK=${SLIM_SAMPLE_WORK:-$HERE/build}
 PY=${PYTHON:-python3}
-PARTS=${*:-cmake linkmaps python bazel review}
+PARTS=${*:-cmake linkmaps python bazel review timings}
 mkdir -p "$WORK" "$EXP"
 export LC_ALL=C TZ=UTC
 
@@ -253,6 +253,22 @@ PY
   echo "review: $(ls "$o" | wc -l) entries"
 }
 
+# Clean parallel builds of the whole project at -j2 and -j8 (fresh tree each): the
+# .ninja_log files behind the wall-clock savings (docs/savings.md).
+part_timings() {
+  command -v cmake >/dev/null && command -v ninja >/dev/null \
+    && command -v "${NVCC:-/usr/local/bin/nvcc}" >/dev/null \
+    || { echo "cmake/ninja/nvcc not found: skipping the timings part"; return 0; }
+  local o=$EXP/cmake j
+  for j in 2 8; do
+    cmake_tree "$WORK/cmake-j$j"
+    ( cd "$WORK/cmake-j$j" && ninja -j"$j" > ninja-build.log 2>&1 ) \
+      || { cat "$WORK/cmake-j$j/ninja-build.log"; return 1; }
+    B=$WORK/cmake-j$j scrub < "$WORK/cmake-j$j/.ninja_log" > "$o/ninja_log.j$j.txt"
+  done
+  echo "timings: $(ls "$o"/ninja_log.j*.txt | wc -l) logs ($(nproc) cores)"
+}
+
 for part in $PARTS; do
   case $part in
     cmake) part_cmake ;;
@@ -260,6 +276,7 @@ for part in $PARTS; do
     python) part_python ;;
     bazel) part_bazel ;;
     review) part_review ;;
-    *) echo "unknown part $part (expected: cmake linkmaps python bazel review)"; exit 2 ;;
+    timings) part_timings ;;
+    *) echo "unknown part $part (expected: cmake linkmaps python bazel review timings)"; exit 2 ;;
   esac
 done

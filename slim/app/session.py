@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from slim.infra.progress import Progress
     from slim.model.facts import Facts
     from slim.model.graph import BuildGraph
+    from slim.model.history import ChangeHistory, NoHistory
     from slim.model.options import RootOptions
     from slim.model.plugin import AnalyzerSpec
     from slim.model.report import Report
@@ -47,6 +48,14 @@ class Request:
     repo_root: Path | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    history_days: int | None = None
+    """Days of VCS history for the quarterly savings (None: the config's, else 90)."""
+    history_until: str | None = None
+    """End of the history window (YYYY-MM-DD); None: the newest commit's date."""
+
+
+#: Days of history read when neither the command line nor the config says.
+DEFAULT_HISTORY_DAYS = 90
 
 
 def resolve_config(config_path: Path | None) -> Config:
@@ -80,6 +89,7 @@ class Session:
         self._options: dict[str, RootOptions] = {}
         self.roots: list[int] = []
         self._checked = False
+        self._history: ChangeHistory | NoHistory | None = None
         self.specs: list[AnalyzerSpec] | None = None
         """Analyzers to run instead of the registered ones (a cleanup job's chosen set)."""
 
@@ -233,6 +243,7 @@ class Session:
         hit = self._facts.get(label)
         if hit is None:
             hit = self._facts[label] = self._facts_of(self._files(label))
+            hit.add(self.history(label))
             formats = ",".join(self.graph.formats)
             hit.inputs.extend(InputFile("graph", p.as_posix(), formats) for p in self.graph_paths)
         return hit
@@ -246,6 +257,35 @@ class Session:
             facts.extend(loaded)
             facts.inputs.append(InputFile(kind, p.as_posix(), fmt))
         return facts
+
+    def history(self, label: str) -> ChangeHistory | NoHistory:
+        """The workspace's change history (read once), or why there is none."""
+        if self._history is None:
+            self._history = self._read_history(label)
+        return self._history
+
+    def _read_history(self, label: str) -> ChangeHistory | NoHistory:
+        from slim.model.history import NoHistory
+
+        req, cfg = self.request, self.config
+        days = req.history_days if req.history_days is not None else cfg.history_days
+        if days == 0:
+            src = (
+                "--history-days 0"
+                if req.history_days == 0
+                else f"history_days = 0 in {display(cfg.path)}"
+            )
+            return NoHistory(src)
+        ws = self.options_for(label).workspace or cfg.workspace
+        if ws is None:
+            return NoHistory("no workspace given (--workspace), so no VCS history")
+        from slim.ingest.vcs.git_log import read_history
+
+        with self.progress.step(f"reading the git history of {display(ws)}"):
+            h = read_history(
+                ws, days if days is not None else DEFAULT_HISTORY_DAYS, req.history_until
+            )
+        return h if h is not None else NoHistory(f"{display(ws)} is not in a git work tree")
 
     def evidence_of(self, label: str) -> Facts | None:
         """The evidence of another binary (a root of this run, or one the config gives

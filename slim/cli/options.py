@@ -99,6 +99,19 @@ def evidence_options(f: F) -> F:
         help="Repository root for SARIF URIs (default: git's, from the workspace).",
     )(f)
     f = click.option(
+        "--history-days",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help="Days of git history behind the per-quarter savings (default 90; 0: none).",
+    )(f)
+    f = click.option(
+        "--history-until",
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="End of the history window (default: the newest commit's date).",
+    )(f)
+    f = click.option(
         "--cpu-only/--no-cpu-only",
         default=None,
         help="Treat the root(s) as CPU-only binaries (overrides tags/config).",
@@ -136,4 +149,6 @@ def request_from(kw: Mapping[str, Any], graphs: tuple[str, ...] | None = None) -
         repo_root=Path(kw["repo_root"]) if kw.get("repo_root") else None,
         select=_codes(kw.get("select", "")),
         ignore=_codes(kw.get("ignore", "")),
+        history_days=kw.get("history_days"),
+        history_until=kw.get("history_until"),
     )

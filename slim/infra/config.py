@@ -38,6 +38,7 @@ TOP_KEYS = (
     "keep",
     "owners",
     "revisions",
+    "history_days",
 )
 
 
@@ -68,6 +69,8 @@ class Config:
     site_packages: tuple[Path, ...] = ()
     modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """`[modules]`: a target label -> the import names it provides (third-party targets)."""
+    history_days: int | None = None
+    """Days of VCS history behind the quarterly savings (0: read none)."""
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_target(self, label: str) -> TargetConfig:
@@ -189,6 +192,13 @@ def _top_settings(cfg: Config, data: dict[str, Any], base: Path, where: str) -> 
     for key in ("cuda_archs", *RULE_KEYS, "cpu_only_tags", "roots"):
         if key in data:
             setattr(cfg, key, _strs(data[key], f"{where}: {key}"))
+    if "history_days" in data:
+        days = data["history_days"]
+        if not isinstance(days, int) or isinstance(days, bool) or days < 0:
+            raise ConfigError(
+                f"{where}: history_days: expected a number of days >= 0, found {days!r}"
+            )
+        cfg.history_days = days
     if "site_packages" in data:
         cfg.site_packages = tuple(_paths(data["site_packages"], base, f"{where}: site_packages"))
     cfg.modules = _modules(data.get("modules", {}), f"{where}: modules")

@@ -201,6 +201,13 @@ FORMATS: tuple[Format, ...] = (
         "Buck2 --build-report (outputs per target, build_metrics)",
         "buck2 build //app:app --build-report=report.json",
     ),
+    _f(
+        "sccache-stats",
+        "timings",
+        "slim.ingest.timings.sccache_stats",
+        "sccache --show-stats --stats-format=json (cache hits and misses per language)",
+        "sccache --show-stats --stats-format=json > sccache-stats.json",
+    ),
     # -- Python import traces ------------------------------------------------------------
     _f(
         "slim-import-trace",

@@ -59,6 +59,10 @@ class TrendPoint:
     targets: int
     bytes: int
     seconds: float
+    quarter_cpu_hours: float | None = None
+    """CPU-hours per quarter of every cut at once (None: that run had no history)."""
+    wall_seconds: float | None = None
+    """Wall-clock seconds of a clean build every cut at once saves (one root only)."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +79,18 @@ class Backlog:
     fixed: tuple[Fixed, ...] = ()
     trend: tuple[TrendPoint, ...] = ()
     owners_source: str = ""
+    history_note: str = ""
+    """Why there is no history (the ranking then is per build), else empty."""
 
     def by_owner(self) -> list[tuple[str, list[Item]]]:
         """Items per owner, the owner with the largest saving first."""
         groups: dict[str, list[Item]] = {}
         for it in self.items:
             groups.setdefault(it.owner, []).append(it)
-        return sorted(groups.items(), key=lambda kv: (-sum(i.saving.seconds for i in kv[1]), kv[0]))
+        return sorted(groups.items(), key=lambda kv: (_weight(kv[1]), kv[0]))
+
+
+def _weight(items: list[Item]) -> tuple[float, float]:
+    """An owner's items, heaviest first: CPU per quarter where known, then per build."""
+    q = sum(i.saving.quarter.cpu_seconds for i in items if i.saving.quarter is not None)
+    return (-q, -sum(i.saving.seconds for i in items))

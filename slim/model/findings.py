@@ -47,6 +47,55 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
+class WallSaving:
+    """The wall-clock change of a clean build of the root at the parallelism the timings
+    show: the build re-scheduled with and without the cut (`slim.plan.schedule`)."""
+
+    seconds: float
+    """before - after (negative when a replacement lengthens the build)."""
+    before: float
+    after: float
+    jobs: int
+    """Parallel slots of the schedule (`-jN`): the most actions the log shows at once."""
+    critical: bool
+    """A target that leaves lies on the critical path of the build before the cut."""
+    basis: str
+    measured: bool = True
+    """False when the timeline has no action of any target that leaves (then `seconds` is
+    0 for want of data, not because the cut is off the critical path)."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuarterSaving:
+    """What a cut saves per quarter (90 days): for each target that leaves, its compile CPU
+    times its rebuilds (commits touching its sources or its closure's) times its cache miss
+    ratio; net of what a replacement brings in."""
+
+    cpu_seconds: float
+    """CPU seconds per quarter (the sum over the targets that leave)."""
+    rebuilds: float
+    """Rebuilds of the root per quarter that the cut avoids: commits touching the sources
+    of a target that leaves or of its closure, scaled to 90 days."""
+    commits: int
+    """Those commits, counted in the history window."""
+    miss_ratio: float
+    """Cache miss ratio of the targets that leave, weighted by their rebuild CPU (1.0 when
+    assumed)."""
+    rebuilds_basis: str
+    miss_basis: str
+    miss_source: str = "assumed"
+    """`measured`, `assumed` or `partly measured` (some targets that leave have outcomes)."""
+
+    @property
+    def cpu_hours(self) -> float:
+        return self.cpu_seconds / 3600.0
+
+    @property
+    def basis(self) -> str:
+        return f"{self.rebuilds_basis}; {self.miss_basis}"
+
+
+@dataclass(frozen=True, slots=True)
 class Saving:
     """What cutting an edge saves: the targets that leave the build, their compile
     seconds, the root's link-time change and bytes, each figure with its basis."""
@@ -60,6 +109,10 @@ class Saving:
     bytes_basis: str = ""
     added: tuple[str, ...] = ()
     """Targets the fix brings in (a replacement's closure), already netted out."""
+    wall: WallSaving | None = None
+    """Wall-clock change of a clean build; None without a timeline (or over several roots)."""
+    quarter: QuarterSaving | None = None
+    """Saving per quarter; None without history (the per-build figure stands alone)."""
 
     @property
     def targets_removed(self) -> int:
@@ -68,6 +121,15 @@ class Saving:
     @property
     def seconds(self) -> float:
         return self.compile_seconds + self.link_seconds
+
+    @property
+    def rank_key(self) -> tuple[float, float, float]:
+        """What ranks cuts, largest first: CPU per quarter, then wall seconds per build, then
+        CPU seconds per build, where history is known; else CPU, then wall, per build."""
+        w = self.wall.seconds if self.wall is not None else 0.0
+        if self.quarter is None:
+            return (-1.0, self.seconds, w)
+        return (self.quarter.cpu_seconds, w, self.seconds)
 
     @property
     def basis(self) -> str:

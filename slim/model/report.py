@@ -59,6 +59,36 @@ class Excluded:
 
 
 @dataclass(frozen=True, slots=True)
+class RootSchedule:
+    """A root's clean build re-scheduled from the timeline: its wall clock at -jN and its
+    critical path (the longest chain of the dependency order)."""
+
+    root: str
+    jobs: int
+    seconds: float
+    critical_seconds: float
+    critical_path: tuple[str, ...]
+    """Targets on the critical path, first to last."""
+    source: str
+    tool_critical_path: tuple[str, ...] = ()
+    """The build tool's own critical path, when the timings carry it (Bazel profile)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryWindow:
+    """The VCS history the quarterly figures come from."""
+
+    source: str
+    days: int
+    until: str
+    anchor: str
+    """`newest commit` or `given` (--history-until)."""
+    commits: int
+    covered_days: float
+    phrase: str
+
+
+@dataclass(frozen=True, slots=True)
 class SavingsSummary:
     """What every proposed action saves, per root and over all roots (a target counted
     once however many roots stop building it); the per-finding figures are each cut alone."""
@@ -66,6 +96,10 @@ class SavingsSummary:
     per_root: tuple[tuple[str, Saving], ...] = ()
     total: Saving = field(default_factory=Saving)
     excluded: tuple[Excluded, ...] = ()
+    schedules: tuple[RootSchedule, ...] = ()
+    history: HistoryWindow | None = None
+    history_note: str = ""
+    """Why there is no history when there is none (no git work tree, --history-days 0)."""
 
     def of(self, root: str) -> Saving | None:
         return dict(self.per_root).get(root)
@@ -78,6 +112,10 @@ class TimingCoverage:
     actions: int = 0
     attributed: int = 0
     unattributed_seconds: float = 0.0
+    cache: tuple[tuple[str, int, int], ...] = ()
+    """Per target whose actions carry cache outcomes: (label, hits, misses), by label."""
+    cache_stats: tuple[tuple[str, str, int, int], ...] = ()
+    """Per compiler-cache stats file and language: (file, language, hits, misses)."""
 
     @property
     def unattributed(self) -> int:

@@ -11,6 +11,11 @@ from typing import NamedTuple
 
 #: Action classes the cost model distinguishes (from a mnemonic, a rule, or a file name).
 COMPILE, LINK, ARCHIVE, CUDA, OTHER = "compile", "link", "archive", "cuda", "other"
+#: Cache outcomes of an action (empty: the format records none).
+HIT, MISS = "hit", "miss"
+#: Formats whose start and end times are one build's real clock (a schedule to replay);
+#: clang time-traces time one compile, Buck2's what-ran durations have no start times.
+TIMELINE_FORMATS = frozenset({"ninja-log", "bazel-profile"})
 
 
 class TimedAction(NamedTuple):
@@ -32,6 +37,9 @@ class TimedAction(NamedTuple):
     run: int = 0
     description: str = ""
     source: str = ""
+    cache: str = ""
+    """`hit` (outputs fetched from a remote or disk cache), `miss` (looked up, then run) or
+    empty (no cache outcome recorded)."""
 
     @property
     def duration(self) -> float:
@@ -57,10 +65,18 @@ class TimingSet:
     run: int = 0
     skipped_lines: int = 0
     notes: tuple[str, ...] = field(default=())
+    critical_path: tuple[TimedAction, ...] = ()
+    """The build tool's own critical path, when it writes one (Bazel's `critical path
+    component` events), in order."""
 
     @property
     def total_seconds(self) -> float:
         return sum(a.duration for a in self.actions)
+
+    @property
+    def timeline(self) -> bool:
+        """Whether start and end times are one build's clock (a schedule slim can replay)."""
+        return self.format in TIMELINE_FORMATS and bool(self.actions)
 
 
 _COMPILE_MNEMONICS = frozenset(
@@ -105,3 +121,15 @@ class ArtifactOwners:
 
     source: str
     owners: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """A compiler cache's own hit and miss counts for one build (sccache `--show-stats
+    --stats-format=json`), per language it names (`C/C++`, `CUDA`, `Rust`)."""
+
+    source: str
+    format: str
+    by_language: tuple[tuple[str, int, int], ...]
+    """(sccache language, hits, misses), sorted by language."""
+    notes: tuple[str, ...] = ()

@@ -18,11 +18,27 @@ import numpy as np
 
 from slim.model.facts import Facts
 from slim.model.graph import BuildGraph
+from slim.model.history import ChangeHistory
 from slim.model.ownership import Ownership
-from slim.model.timing import ARCHIVE, COMPILE, CUDA, LINK, OTHER, ArtifactOwners, TimingSet
+from slim.model.timing import (
+    ARCHIVE,
+    COMPILE,
+    CUDA,
+    HIT,
+    LINK,
+    MISS,
+    OTHER,
+    ArtifactOwners,
+    CacheStats,
+    TimedAction,
+    TimingSet,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+    from slim.plan.quarter import Rebuilds
+    from slim.plan.schedule import Scheduler, Timeline
 
 MEASURED, DEFAULT = "measured", "default"
 #: Basis codes of the cost arrays (weakest first).
@@ -137,6 +153,15 @@ class CostModel:
     notes: list[str] = field(default_factory=list)
     source_bytes: dict[int, int] = field(default_factory=dict)
     linked_bytes: dict[int, dict[int, int]] = field(default_factory=dict)
+    cache: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Per target, (cache hits, misses) of its actions, where the timings record them."""
+    cache_stats: list[CacheStats] = field(default_factory=list)
+    timeline: Timeline | None = None
+    """The schedule of the largest timed build given (ninja log, Bazel profile)."""
+    timeline_actions: int = 0
+    rebuilds: Rebuilds | None = None
+    """Per-target rebuild counts from the workspace's history (None: no history given)."""
+    _scheduler: Scheduler | None = None
     _cache: dict[int, TargetCost] = field(default_factory=dict)
     _kinds: dict[str, tuple[str, bool]] = field(default_factory=dict)
     _code_mask: NDArray[np.bool_] | None = None
@@ -151,6 +176,15 @@ class CostModel:
         """Link-time change: the root's link time scaled by the share of its inputs cut."""
         fit = self.fits.get(("link", "*"))
         return f"estimated (model, fit on {fit[2] if fit else 0} targets)"
+
+    @property
+    def scheduler(self) -> Scheduler | None:
+        """Re-schedules clean builds from the timeline (None without one)."""
+        if self._scheduler is None and self.timeline is not None:
+            from slim.plan.schedule import Scheduler
+
+            self._scheduler = Scheduler(self.graph, self.timeline)
+        return self._scheduler
 
     def cost(self, target: int) -> TargetCost:
         hit = self.measured.get(target)
@@ -249,21 +283,13 @@ class CostModel:
 
 def _attribute(
     own: Ownership, graph: BuildGraph, owners: dict[str, str], ts: TimingSet
-) -> tuple[dict[int, list[tuple[str, float]]], int, float]:
-    per: dict[int, list[tuple[str, float]]] = defaultdict(list)
+) -> tuple[dict[int, list[tuple[str, TimedAction]]], int, float]:
+    """Each action's target and class; the count and seconds of those that have none."""
+    per: dict[int, list[tuple[str, TimedAction]]] = defaultdict(list)
     missed = 0
     missed_s = 0.0
     for a in ts.actions:
-        t: int | None = None
-        if a.label:
-            t = graph.lookup(a.label)
-        for out in a.outputs:
-            if t is not None:
-                break
-            lab = owners.get(out)
-            t = graph.lookup(lab) if lab else own.artifact_owner(out)
-        if t is None and a.source:
-            t = own.source_owner(a.source)
+        t = _owner(own, graph, owners, a)
         if t is None:
             missed += 1
             missed_s += a.duration
@@ -276,8 +302,20 @@ def _attribute(
             and any(graph.artifacts.get(o) == t for o in a.outputs)
         ):
             cls = LINK
-        per[t].append((cls, a.duration))
+        per[t].append((cls, a))
     return per, missed, missed_s
+
+
+def _owner(own: Ownership, graph: BuildGraph, owners: dict[str, str], a: TimedAction) -> int | None:
+    t: int | None = graph.lookup(a.label) if a.label else None
+    for out in a.outputs:
+        if t is not None:
+            break
+        lab = owners.get(out)
+        t = graph.lookup(lab) if lab else own.artifact_owner(out)
+    if t is None and a.source:
+        t = own.source_owner(a.source)
+    return t
 
 
 def build_costs(graph: BuildGraph, facts: Facts, workspace: Path | None = None) -> CostModel:
@@ -288,45 +326,78 @@ def build_costs(graph: BuildGraph, facts: Facts, workspace: Path | None = None) 
     for ao in facts.of(ArtifactOwners):
         owners.update(dict(ao.owners))
     for ts in facts.of(TimingSet):
-        per, missed, missed_s = _attribute(own, graph, owners, ts)
-        model.actions += len(ts.actions)
-        model.unattributed += missed
-        model.unattributed_seconds += missed_s
-        if missed:
-            model.notes.append(
-                f"{missed} of {len(ts.actions)} actions in {ts.source} not attributed "
-                f"to any target ({missed_s:.3f}s): timings of a different build?"
-            )
-        for t, items in per.items():
-            comp = sum(d for c, d in items if c in (COMPILE, CUDA, ARCHIVE, OTHER))
-            link = sum(d for c, d in items if c == LINK)
-            prev = model.measured.get(t)
-            if prev is None or comp + link > prev.compile_seconds + prev.link_seconds:
-                model.measured[t] = TargetCost(comp, link, MEASURED, len(items))
+        _add_timings(model, own, owners, ts)
     _linked_bytes(model, own, facts)
     if workspace is not None:
-        for t, srcs in graph.srcs.items():
-            size = 0
-            for s in srcs:
-                try:
-                    size += (workspace / _source_path(s)).stat().st_size
-                except OSError:
-                    continue
-            model.source_bytes[t] = size
-    # Fit seconds = a * n_sources + b * bytes per (family, language), through the origin.
+        _source_sizes(model, workspace)
+    _fit(model)
+    model.cache_stats.extend(facts.of(CacheStats))
+    histories = facts.of(ChangeHistory)
+    if histories:
+        from slim.plan.quarter import Rebuilds
+
+        model.rebuilds = Rebuilds.of(graph, histories[0])
+    return model
+
+
+def _add_timings(model: CostModel, own: Ownership, owners: dict[str, str], ts: TimingSet) -> None:
+    """One timing set: measured costs per target, cache outcomes, the schedule to replay."""
+    per, missed, missed_s = _attribute(own, model.graph, owners, ts)
+    model.actions += len(ts.actions)
+    model.unattributed += missed
+    model.unattributed_seconds += missed_s
+    if missed:
+        model.notes.append(
+            f"{missed} of {len(ts.actions)} actions in {ts.source} not attributed "
+            f"to any target ({missed_s:.3f}s): timings of a different build?"
+        )
+    for t, items in per.items():
+        comp = sum(a.duration for c, a in items if c in (COMPILE, CUDA, ARCHIVE, OTHER))
+        link = sum(a.duration for c, a in items if c == LINK)
+        prev = model.measured.get(t)
+        if prev is None or comp + link > prev.compile_seconds + prev.link_seconds:
+            model.measured[t] = TargetCost(comp, link, MEASURED, len(items))
+        hits = sum(1 for _, a in items if a.cache == HIT)
+        misses = sum(1 for _, a in items if a.cache == MISS)
+        if hits or misses:
+            h, m = model.cache.get(t, (0, 0))
+            model.cache[t] = (h + hits, m + misses)
+    if ts.timeline and (model.timeline is None or len(ts.actions) > model.timeline_actions):
+        from slim.plan.schedule import make_timeline
+
+        critical = [a.description for a in ts.critical_path]
+        model.timeline = make_timeline(ts.source, per, critical)
+        model.timeline_actions = len(ts.actions)
+
+
+def _source_sizes(model: CostModel, workspace: Path) -> None:
+    for t, srcs in model.graph.srcs.items():
+        size = 0
+        for s in srcs:
+            try:
+                size += (workspace / _source_path(s)).stat().st_size
+            except OSError:
+                continue
+        model.source_bytes[t] = size
+
+
+def _fit(model: CostModel) -> None:
+    """Fit seconds = a * n_sources + b * bytes per (family, language), through the origin."""
+    graph = model.graph
     rows: dict[tuple[str, str], list[tuple[int, int, float]]] = defaultdict(list)
     links: list[float] = []
+    fitted: set[int] = set()
     for t, c in model.measured.items():
         srcs = graph.srcs.get(t, ())
         if c.link_seconds > 0:
             links.append(c.link_seconds)
         if not srcs or c.compile_seconds <= 0:
             continue
+        fitted.add(t)
         lang, n = _language_and_count(srcs)
         size = model.source_bytes.get(t, 0)
         rows[(family_of(graph.kinds[t]), lang)].append((n, size, c.compile_seconds))
         rows[("*", lang)].append((n, size, c.compile_seconds))
-    fitted: set[int] = set()
     for key, pts in rows.items():
         if len(pts) < MIN_FIT_TARGETS:
             continue
@@ -338,13 +409,9 @@ def build_costs(graph: BuildGraph, facts: Facts, workspace: Path | None = None) 
         per_src = max(float(coef[0]), 0.0)
         per_byte = max(float(coef[1]), 0.0) if len(coef) > 1 else 0.0
         model.fits[key] = (per_src, per_byte, len(pts))
-    for t, c in model.measured.items():
-        if graph.srcs.get(t) and c.compile_seconds > 0:
-            fitted.add(t)
     model.fit_targets = len(fitted)
     if links:
         model.fits[("link", "*")] = (float(np.median(links)), 0.0, len(links))
-    return model
 
 
 def _linked_bytes(model: CostModel, own: Ownership, facts: Facts) -> None:

@@ -17,7 +17,15 @@ from slim.model.actions import Action, EdgeAction, Move, Remove, Replace
 from slim.model.facts import Facts
 from slim.model.findings import Finding, Fix, Saving
 from slim.model.graph import BuildGraph, EdgeKind
-from slim.model.report import Excluded, Proposal, SavingsSummary, TimingCoverage
+from slim.model.history import ChangeHistory, NoHistory
+from slim.model.report import (
+    Excluded,
+    HistoryWindow,
+    Proposal,
+    RootSchedule,
+    SavingsSummary,
+    TimingCoverage,
+)
 from slim.plan.costs import CostModel, build_costs
 from slim.plan.fixes import write
 from slim.plan.savings import Edge, Reach, edge_saving, plan_savings
@@ -159,13 +167,62 @@ def plan_report(
                 codes=tuple(sorted({f.code for f, _ in items})),
             )
         )
+    window, why = history_of(facts)
+    savings = dataclasses.replace(
+        summarize(graph, roots, out, pricer),
+        schedules=schedules(pricer, roots),
+        history=window,
+        history_note=why,
+    )
     return Plan(
         findings=out,
         proposals=proposals,
-        savings=summarize(graph, roots, out, pricer),
+        savings=savings,
         timings=_coverage(model),
         notes=list(model.notes),
     )
+
+
+def schedules(pricer: _Pricer, roots: Sequence[int]) -> tuple[RootSchedule, ...]:
+    """Each root's clean build re-scheduled from the timeline, with its critical path."""
+    sch = pricer.model.scheduler
+    if sch is None:
+        return ()
+    labels = pricer.graph.labels
+    out = []
+    for r in roots:
+        sim = sch.baseline(pricer.reach.closure([r]).tolist())
+        out.append(
+            RootSchedule(
+                root=labels[r],
+                jobs=sch.timeline.jobs,
+                seconds=sim.seconds,
+                critical_seconds=sim.critical_seconds,
+                critical_path=tuple(labels[t] for t in sim.critical),
+                source=sch.timeline.source,
+                tool_critical_path=sch.timeline.tool_critical,
+            )
+        )
+    return tuple(sorted(out, key=lambda x: x.root))
+
+
+def history_of(facts: Facts) -> tuple[HistoryWindow | None, str]:
+    """The history window of the quarterly figures, or why there is none."""
+    hs = facts.of(ChangeHistory)
+    if not hs:
+        why = [n.reason for n in facts.of(NoHistory)]
+        return None, why[0] if why else "no history given"
+    h = hs[0]
+    window = HistoryWindow(
+        source=h.source,
+        days=h.days,
+        until=h.until,
+        anchor=h.anchor,
+        commits=len(h.commits),
+        covered_days=h.covered_days,
+        phrase=h.phrase,
+    )
+    return window, ""
 
 
 def _fix_key(x: Fix) -> tuple[str, str]:
@@ -223,12 +280,17 @@ def _measured_bytes(findings: Sequence[Finding]) -> dict[str, tuple[int, str]]:
 
 
 def _coverage(model: CostModel) -> TimingCoverage | None:
-    if not model.actions:
+    if not model.actions and not model.cache_stats:
         return None
+    labels = model.graph.labels
     return TimingCoverage(
         actions=model.actions,
         attributed=model.actions - model.unattributed,
         unattributed_seconds=round(model.unattributed_seconds, 3),
+        cache=tuple(sorted((labels[t], h, m) for t, (h, m) in model.cache.items())),
+        cache_stats=tuple(
+            (cs.source, lang, h, m) for cs in model.cache_stats for lang, h, m in cs.by_language
+        ),
     )
 
 
@@ -250,6 +312,7 @@ def rank_actions(
     """The saving of every action over all roots (what `slim report` gives for them), and
     each action's share in `order`: priced one after another over all roots, so the
     shares add up to the total compile time and targets."""
+    from slim.plan.quarter import quarter
     from slim.plan.savings import price
 
     pricer = _Pricer(graph, build_costs(graph, facts))
@@ -259,19 +322,24 @@ def rank_actions(
     roots = sorted(by_root)
     shares: list[Saving] = []
     prev = Saving()
+    prev_gone: set[int] = set()
+    prev_new: set[int] = set()
     for k in range(1, len(order) + 1):
         acts = list(order[:k])
         gone, new = pricer.reach.delta(roots, pricer.cut(acts), pricer.added(acts))
         now = price(pricer.model, gone, added=new)
+        share_gone = sorted(set(gone.tolist()) - prev_gone)
+        share_new = sorted(set(new.tolist()) - prev_new)
         shares.append(
             Saving(
                 compile_seconds=round(now.compile_seconds - prev.compile_seconds, 3),
                 removed=tuple(sorted(set(now.removed) - set(prev.removed))),
                 added=tuple(sorted(set(now.added) - set(prev.added))),
                 compile_basis=now.compile_basis,
+                quarter=quarter(pricer.model, share_gone, share_new),
             )
         )
-        prev = now
+        prev, prev_gone, prev_new = now, set(gone.tolist()), set(new.tolist())
     summary = SavingsSummary(
         per_root=tuple(sorted((graph.labels[r], s) for r, s in per_root.items())), total=total
     )

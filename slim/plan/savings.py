@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from slim.model.findings import Saving
+from slim.model.findings import Saving, WallSaving
 from slim.model.graph import BUILD_KINDS, BuildGraph, EdgeKind
 from slim.plan.costs import CODE_MEASURED, DEFAULT, MEASURED, CostModel, is_linked
 
@@ -196,7 +196,10 @@ def price(
             size = sum(kept.get(t, 0) for t in ids.tolist())
             size_basis = "bytes of their sections in this link"
     labels = model.graph.labels
+    from slim.plan.quarter import quarter
+
     return Saving(
+        quarter=quarter(model, ids.tolist(), new.tolist()),
         compile_seconds=round(compile_s, 3),
         link_seconds=round(link_s, 3),
         bytes=size,
@@ -238,6 +241,10 @@ def plan_savings(
         gone, new = reach.delta([r], cuts.get(r, []), added.get(r, []))
         removed_per_root[r] = tuple(gone.tolist())
         per_root[r] = price(model, gone, r, _linked_count(model, reach, r), new)
+        per_root[r] = dataclasses.replace(
+            per_root[r],
+            wall=wall_saving(model, reach, r, cuts.get(r, []), added.get(r, []), gone, new),
+        )
     all_cuts = sorted({e for es in cuts.values() for e in es})
     all_added = sorted({e for es in added.values() for e in es})
     gone_u, new_u = reach.delta(list(roots), all_cuts, all_added)
@@ -249,6 +256,7 @@ def plan_savings(
         link_basis=link[0].link_basis if link else "",
         bytes=sum(s.bytes for s in per_root.values()),
         bytes_basis=next((s.bytes_basis for s in per_root.values() if s.bytes), ""),
+        wall=per_root[roots[0]].wall if len(roots) == 1 else None,
     )
     return SavingsPlan(per_root, removed_per_root, glob, tuple(gone_u.tolist()))
 
@@ -264,4 +272,45 @@ def edge_saving(
     """The saving of one action alone for one root (what a finding is worth)."""
     reach = reach or Reach(graph)
     gone, new = reach.delta([root], cut, added)
-    return price(model, gone, root, _linked_count(model, reach, root), new)
+    s = price(model, gone, root, _linked_count(model, reach, root), new)
+    return dataclasses.replace(s, wall=wall_saving(model, reach, root, cut, added, gone, new))
+
+
+def wall_saving(
+    model: CostModel,
+    reach: Reach,
+    root: int,
+    cut: Sequence[Edge],
+    added: Sequence[Edge],
+    gone: NDArray[np.int64],
+    new: NDArray[np.int64],
+) -> WallSaving | None:
+    """The clean build of `root` re-scheduled without `gone` (and with `new`); None without
+    a timeline."""
+    sch = model.scheduler
+    if sch is None:
+        return None
+    tl = sch.timeline
+    before_ids = reach.closure([root]).tolist()
+    before = sch.baseline(before_ids)
+    untimed = [t for t in gone.tolist() if t not in tl.tasks]
+    changed = len(untimed) < len(gone) or any(t in tl.tasks for t in new.tolist())
+    after = before
+    if changed:
+        after_ids = (set(before_ids) - set(gone.tolist())) | set(new.tolist())
+        after = sch.without(after_ids, cut, added)
+    on_path = bool(set(gone.tolist()) & set(before.critical))
+    basis = f"measured schedule re-played: {tl.source} (run {tl.run}, -j{tl.jobs})"
+    if untimed and len(untimed) == len(gone):
+        basis = f"not measured (the timeline has no action of the targets that leave); {basis}"
+    elif untimed:
+        basis += f"; {len(untimed)} of {len(gone)} targets that leave have no action in it"
+    return WallSaving(
+        seconds=round(before.seconds - after.seconds, 3),
+        before=before.seconds,
+        after=after.seconds,
+        jobs=tl.jobs,
+        critical=on_path,
+        basis=basis,
+        measured=not (untimed and len(untimed) == len(gone)),
+    )

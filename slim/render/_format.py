@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from slim.model.actions import Move, Remove, Replace
-from slim.model.findings import Evidence, Finding, Saving
-from slim.model.report import Proposal
+from slim.model.findings import Evidence, Finding, QuarterSaving, Saving, WallSaving
+from slim.model.report import Proposal, SavingsSummary
 
 
 def seconds(s: float) -> str:
@@ -18,6 +18,53 @@ def saving_phrase(s: Saving) -> str:
         f"{seconds(s.compile_seconds)} compile, {seconds(s.link_seconds)} link, "
         f"{s.bytes:,} bytes, {n} target{'' if n == 1 else 's'} ({s.basis})"
     )
+
+
+def cpu_hours(h: float) -> str:
+    """`0.52 CPU-h`, small figures with enough digits to be told from zero."""
+    return f"{h:.2f} CPU-h" if h >= 0.1 or h == 0 else f"{h:.4f} CPU-h"
+
+
+def wall_phrase(w: WallSaving) -> str:
+    """`wall saved (clean build, -j3): 3.0 s, on the critical path (7.4 s -> 4.4 s)`."""
+    if not w.measured:
+        return f"wall saved (clean build, -j{w.jobs}): not measured (no action in the timeline)"
+    path = "on the critical path" if w.critical else "off the critical path"
+    return (
+        f"wall saved (clean build, -j{w.jobs}): {seconds(w.seconds)}, {path} "
+        f"({seconds(w.before)} -> {seconds(w.after)})"
+    )
+
+
+def quarter_phrase(q: QuarterSaving) -> str:
+    """`per quarter: 0.52 CPU-h (4.3 rebuilds avoided, miss ratio 1.00)`."""
+    return (
+        f"per quarter: {cpu_hours(q.cpu_hours)} ({q.rebuilds:.1f} rebuilds avoided, "
+        f"miss ratio {q.miss_ratio:.2f} {q.miss_source})"
+    )
+
+
+def figure_lines(s: Saving, savings: SavingsSummary | None = None) -> list[str]:
+    """The wall-clock and quarterly figures of a saving, each with its basis; or why a
+    figure is missing."""
+    lines = []
+    if s.wall is not None:
+        lines.append(f"{wall_phrase(s.wall)} [{s.wall.basis}]")
+    if s.quarter is not None:
+        lines.append(f"{quarter_phrase(s.quarter)} [{s.quarter.basis}]")
+    elif savings is not None and savings.history_note:
+        lines.append(f"per quarter: not known ({savings.history_note}): per-build figures only")
+    return lines
+
+
+def totals_phrase(s: Saving) -> str:
+    """The per-build saving, then wall clock and per quarter where known (every summary)."""
+    out = saving_phrase(s)
+    if s.wall is not None:
+        out += f"; {wall_phrase(s.wall)}"
+    if s.quarter is not None:
+        out += f"; {quarter_phrase(s.quarter)}"
+    return out
 
 
 def where(e: Evidence) -> str:

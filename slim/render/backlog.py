@@ -9,9 +9,15 @@ from typing import TextIO
 from slim.model.backlog import Backlog, Item
 from slim.model.findings import Saving
 from slim.model.jsontypes import JSON
-from slim.render._format import saving_phrase, seconds
-from slim.render.csv import write_rows
-from slim.render.json import fix_to_dict, location_to_dict, saving_to_dict
+from slim.render._format import cpu_hours, seconds, totals_phrase
+from slim.render.csv import figure_cells, write_rows
+from slim.render.json import (
+    fix_to_dict,
+    location_to_dict,
+    quarter_to_dict,
+    saving_to_dict,
+    wall_to_dict,
+)
 from slim.render.markdown import escape
 
 SCHEMA = "slim.cleanup/2"
@@ -39,32 +45,79 @@ def _share(it: Item) -> str:
     )
 
 
+def _per_quarter(it: Item) -> str:
+    q = it.saving.quarter
+    if q is None:
+        return "–"
+    return (
+        f"{cpu_hours(q.cpu_hours)} ({q.rebuilds:.1f} rebuilds, {q.commits} commits; "
+        f"miss {q.miss_ratio:.2f} {q.miss_source})"
+    )
+
+
+def _wall(it: Item) -> str:
+    w = it.alone.wall
+    if w is None or not w.measured:
+        return "–"
+    where = "critical path" if w.critical else "off critical path"
+    took = f"{w.seconds / 60:.1f} min" if abs(w.seconds) >= 60 else seconds(w.seconds)
+    return f"{took} at -j{w.jobs} ({where})"
+
+
+def _basis_lines(b: Backlog) -> list[str]:
+    """What ranks the items and the basis of each figure (every output says it)."""
+    q = b.total.quarter
+    lines = [
+        "",
+        "Ranked by " + ("CPU-hours per quarter" if q is not None else "CPU seconds per build"),
+    ]
+    if q is not None:
+        lines[-1] += f" ({escape(q.basis)})"
+    else:
+        lines[-1] += f" (no history: {escape(b.history_note or 'none given')})"
+    lines[-1] += (
+        "; wall clock is each cut alone, minutes of a clean build of its root an engineer "
+        "waits for, where the timings give a schedule."
+    )
+    return lines
+
+
 def render_markdown(b: Backlog, out: TextIO) -> None:
     c = b.counts
     lines = [
         f"# slim cleanup backlog ({escape(b.scope)})",
         "",
         f"{b.roots} binaries analyzed · {len(b.items)} items · saving of every cut at once: "
-        f"{escape(saving_phrase(b.total))} · {c['suppressed']} suppressed · {c['kept']} kept "
+        f"{escape(totals_phrase(b.total))} · {c['suppressed']} suppressed · {c['kept']} kept "
         f"on evidence · {c['not_checked']} checks not run (evidence missing)",
         "",
         f"{escape(since_line(b))}; {escape(trend_line(b))}",
         "",
-        "| Run | Removable targets | Bytes | Build seconds |",
-        "|---|---|---|---|",
-        *(f"| {p.run} | {p.targets} | {p.bytes:,} | {p.seconds:.1f} |" for p in b.trend),
+        "| Run | Removable targets | Bytes | Build seconds | Per quarter | Wall seconds |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {p.run} | {p.targets} | {p.bytes:,} | {p.seconds:.1f} | "
+            f"{'–' if p.quarter_cpu_hours is None else cpu_hours(p.quarter_cpu_hours)} | "
+            f"{'–' if p.wall_seconds is None else f'{p.wall_seconds:.1f}'} |"
+            for p in b.trend
+        ),
+        *_basis_lines(b),
     ]
     if b.owners_source:
         lines += ["", f"Owners from {escape(b.owners_source)}."]
     for owner, items in b.by_owner():
         total = sum(i.saving.seconds for i in items)
         lines += ["", f"## {escape(owner)} ({len(items)} items, {seconds(total)})", ""]
-        lines += ["| Rank | Status | Code | Edge | Saving | Roots |", "|---|---|---|---|---|---|"]
+        lines += [
+            "| Rank | Status | Code | Edge | Per quarter | Wall per build | CPU per build "
+            "| Roots |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for it in items:
             edge = f"{escape(it.target)} → {escape(it.dep)}"
             lines.append(
                 f"| {it.rank} | {it.status} | {it.code} {escape(it.name)} | {edge} "
-                f"| {_share(it)} | {len(it.roots)} |"
+                f"| {_per_quarter(it)} | {_wall(it)} | {_share(it)} | {len(it.roots)} |"
             )
         commands = [x.command for it in items for x in it.fixes[:1] if x.runnable]
         edits = [x.command for it in items for x in it.fixes if not x.runnable]
@@ -90,11 +143,24 @@ CSV_COLUMNS = (
     "targets_removed",
     "bytes",
     "basis",
+    "wall_seconds",
+    "jobs",
+    "critical_path",
+    "wall_basis",
+    "quarter_cpu_hours",
+    "rebuilds_per_quarter",
+    "miss_ratio",
+    "quarter_basis",
     "roots",
     "confidence",
     "location",
     "fix",
 )
+
+
+def _cells(it: Item) -> list[str]:
+    """The wall figures of the cut alone, the quarterly ones of its share."""
+    return figure_cells(it.alone)[:4] + figure_cells(it.saving)[4:]
 
 
 def render_csv(b: Backlog, out: TextIO) -> None:
@@ -116,6 +182,7 @@ def render_csv(b: Backlog, out: TextIO) -> None:
                     s.targets_removed,
                     s.bytes,
                     s.basis,
+                    *_cells(it),
                     len(it.roots),
                     it.confidence,
                     "" if it.location is None else str(it.location),
@@ -155,6 +222,8 @@ def _item(it: Item) -> dict[str, JSON]:
             "seconds": round(it.alone.seconds, 3),
             "targets_removed": it.alone.targets_removed,
             "bytes": it.alone.bytes,
+            "wall": wall_to_dict(it.alone.wall),
+            "quarter": quarter_to_dict(it.alone.quarter),
         },
     }
 
@@ -176,14 +245,26 @@ def to_json(b: Backlog) -> dict[str, JSON]:
             "fixed": [d.key for d in b.fixed],
         },
         "trend": [
-            {"run": p.run, "targets": p.targets, "bytes": p.bytes, "seconds": p.seconds}
+            {
+                "run": p.run,
+                "targets": p.targets,
+                "bytes": p.bytes,
+                "seconds": p.seconds,
+                "quarter_cpu_hours": p.quarter_cpu_hours,
+                "wall_seconds": p.wall_seconds,
+            }
             for p in b.trend
         ],
+        "ranked_by": "quarter_cpu_hours" if b.total.quarter is not None else "seconds",
+        "history_note": b.history_note,
         "owners": [
             {
                 "owner": o,
                 "items": [i.key for i in its],
                 "seconds": round(sum(i.saving.seconds for i in its), 3),
+                "quarter_cpu_seconds": round(
+                    sum(i.saving.quarter.cpu_seconds for i in its if i.saving.quarter), 3
+                ),
             }
             for o, its in b.by_owner()
         ],

@@ -6,7 +6,7 @@ import csv
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TextIO
 
-from slim.model.findings import Finding
+from slim.model.findings import Finding, Saving
 from slim.model.report import Report
 
 REPORT_COLUMNS = (
@@ -24,6 +24,14 @@ REPORT_COLUMNS = (
     "bytes",
     "targets_removed",
     "basis",
+    "wall_seconds",
+    "jobs",
+    "critical_path",
+    "wall_basis",
+    "quarter_cpu_hours",
+    "rebuilds_per_quarter",
+    "miss_ratio",
+    "quarter_basis",
     "location",
     "fix",
     "message",
@@ -48,10 +56,25 @@ def _row(f: Finding, suppressed: bool) -> list[str]:
         "" if s is None else str(s.bytes),
         "" if s is None else str(s.targets_removed),
         "" if s is None else s.basis,
+        *figure_cells(s),
         "" if f.location is None else str(f.dep_location or f.location),
         "" if f.fix is None else f.fix.command,
         f.message,
     ]
+
+
+def figure_cells(s: Saving | None) -> list[str]:
+    """wall_seconds, jobs, critical_path, wall_basis, quarter_cpu_hours,
+    rebuilds_per_quarter, miss_ratio, quarter_basis (empty where not known)."""
+    w = s.wall if s is not None else None
+    q = s.quarter if s is not None else None
+    wall = ["", "", "", ""]
+    if w is not None:
+        wall = [f"{w.seconds:.3f}", str(w.jobs), "yes" if w.critical else "no", w.basis]
+    quarter = ["", "", "", ""]
+    if q is not None:
+        quarter = [f"{q.cpu_hours:.4f}", f"{q.rebuilds:.2f}", f"{q.miss_ratio:.4f}", q.basis]
+    return wall + quarter
 
 
 def write_rows(out: TextIO, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:

@@ -6,10 +6,10 @@ import json
 from typing import TextIO
 
 from slim.model.actions import action_to_json
-from slim.model.findings import Evidence, Finding, Fix, Saving
+from slim.model.findings import Evidence, Finding, Fix, QuarterSaving, Saving, WallSaving
 from slim.model.graph import Location
 from slim.model.jsontypes import JSON
-from slim.model.report import SCHEMA, Proposal, Report, SavingsSummary
+from slim.model.report import SCHEMA, HistoryWindow, Proposal, Report, RootSchedule, SavingsSummary
 
 
 def location_to_dict(loc: Location | None) -> dict[str, JSON] | None:
@@ -29,6 +29,61 @@ def saving_to_dict(s: Saving | None) -> dict[str, JSON] | None:
         "removed": list(s.removed),
         "added": list(s.added),
         "basis": {"compile": s.compile_basis, "link": s.link_basis, "bytes": s.bytes_basis},
+        "wall": wall_to_dict(s.wall),
+        "quarter": quarter_to_dict(s.quarter),
+    }
+
+
+def wall_to_dict(w: WallSaving | None) -> dict[str, JSON] | None:
+    if w is None:
+        return None
+    return {
+        "seconds": w.seconds,
+        "before_seconds": w.before,
+        "after_seconds": w.after,
+        "jobs": w.jobs,
+        "critical_path": w.critical,
+        "measured": w.measured,
+        "basis": w.basis,
+    }
+
+
+def quarter_to_dict(q: QuarterSaving | None) -> dict[str, JSON] | None:
+    if q is None:
+        return None
+    return {
+        "cpu_seconds": q.cpu_seconds,
+        "cpu_hours": round(q.cpu_hours, 4),
+        "rebuilds": q.rebuilds,
+        "commits": q.commits,
+        "miss_ratio": q.miss_ratio,
+        "miss_ratio_source": q.miss_source,
+        "basis": {"rebuilds": q.rebuilds_basis, "miss_ratio": q.miss_basis},
+    }
+
+
+def schedule_to_dict(s: RootSchedule) -> dict[str, JSON]:
+    return {
+        "root": s.root,
+        "jobs": s.jobs,
+        "seconds": s.seconds,
+        "critical_seconds": s.critical_seconds,
+        "critical_path": list(s.critical_path),
+        "tool_critical_path": list(s.tool_critical_path),
+        "source": s.source,
+    }
+
+
+def history_to_dict(h: HistoryWindow | None) -> dict[str, JSON] | None:
+    if h is None:
+        return None
+    return {
+        "source": h.source,
+        "days": h.days,
+        "until": h.until,
+        "anchor": h.anchor,
+        "commits": h.commits,
+        "covered_days": h.covered_days,
     }
 
 
@@ -108,6 +163,9 @@ def savings_to_dict(s: SavingsSummary) -> dict[str, JSON]:
             {"code": e.code, "root": e.root, "target": e.target, "dep": e.dep, "reason": e.reason}
             for e in s.excluded
         ],
+        "schedules": [schedule_to_dict(x) for x in s.schedules],
+        "history": history_to_dict(s.history),
+        "history_note": s.history_note,
     }
 
 
@@ -157,6 +215,14 @@ def report_to_dict(report: Report) -> dict[str, JSON]:
             "attributed": t.attributed,
             "unattributed": t.unattributed,
             "unattributed_seconds": t.unattributed_seconds,
+            "cache": [
+                {"target": lab, "hits": h, "misses": m, "hit_ratio": round(h / (h + m), 4)}
+                for lab, h, m in t.cache
+            ],
+            "cache_stats": [
+                {"source": src, "language": lang, "hits": h, "misses": m}
+                for src, lang, h, m in t.cache_stats
+            ],
         },
         "review": None
         if rv is None

@@ -14,7 +14,14 @@ from typing import TextIO
 
 from slim.model.findings import Finding
 from slim.model.report import Report
-from slim.render._format import saving_phrase, seconds, where
+from slim.render._format import (
+    cpu_hours,
+    quarter_phrase,
+    seconds,
+    totals_phrase,
+    wall_phrase,
+    where,
+)
 
 #: GitHub's limit on a comment body, in characters.
 MAX_CHARS = 65_536
@@ -47,7 +54,7 @@ def summary_line(report: Report) -> str:
     edge_word = "edge" if len(removable) == 1 else "edges"
     parts = [f"**{len(removable)} removable {edge_word}** of {len(report.findings)} findings"]
     if removable:
-        parts.append(f"saving {escape(saving_phrase(total))}")
+        parts.append(f"saving {escape(totals_phrase(total))}")
     if report.suppressed:
         parts.append(f"{len(report.suppressed)} suppressed")
     return "slim: " + " · ".join(parts)
@@ -66,10 +73,40 @@ def _saving_cell(f: Finding) -> str:
     s = f.saving
     if s is None:
         return "–"
-    return (
-        f"{seconds(s.seconds)}, {s.bytes:,} B, "
+    cell = (
+        f"CPU {seconds(s.seconds)}, {s.bytes:,} B, "
         f"{s.targets_removed} target{'' if s.targets_removed == 1 else 's'} ({escape(s.basis)})"
     )
+    if s.wall is not None:
+        cell += f"; {escape(wall_phrase(s.wall))}"
+    if s.quarter is not None:
+        cell += f"; {escape(quarter_phrase(s.quarter))}"
+    return cell
+
+
+def _cost_lines(report: Report, findings: Sequence[Finding]) -> list[str]:
+    """For `slim review`: what each newly added dead edge will cost per quarter at the
+    current change rate, with the basis; or why that is not known."""
+    new = [f for f in findings if f.review == "new" and f.removable and f.saving is not None]
+    if not new:
+        return []
+    out = ["", "What the new dead edges will cost:", ""]
+    for f in new:
+        s = f.saving
+        assert s is not None
+        if s.quarter is not None:
+            q = s.quarter
+            cost = (
+                f"{cpu_hours(q.cpu_hours)} per quarter at the current change rate "
+                f"({q.rebuilds:.1f} rebuilds, miss ratio {q.miss_ratio:.2f}; {q.basis})"
+            )
+        else:
+            why = report.savings.history_note or "no history given"
+            cost = f"{seconds(s.seconds)} CPU per build; per quarter not known ({why})"
+        if s.wall is not None:
+            cost += f"; {wall_phrase(s.wall)}"
+        out.append(f"- {_edge(f)}: {escape(cost)}")
+    return out
 
 
 def _html(text: str) -> str:
@@ -113,6 +150,8 @@ def _compose(report: Report, shown: int) -> str:
                 f"| {f.code} {escape(f.name)} | {_edge(f)} | {_verdict(f)} | {_saving_cell(f)} |"
             )
         out.extend(_more(rest))
+        if report.review is not None:
+            out.extend(_cost_lines(report, findings))
         out.append("")
         for f in findings:
             out.extend(_evidence_block(f))

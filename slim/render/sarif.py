@@ -18,6 +18,7 @@ from urllib.parse import quote
 from slim import __version__
 from slim.model.findings import Finding
 from slim.model.report import Report
+from slim.render.json import saving_to_dict
 from slim.render.rules_doc import help_uri
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -135,6 +136,7 @@ def _result(f: Finding, rule_index: dict[str, int], where: _Where) -> JsonObj:
             "removable": f.removable,
             "root": f.root,
             "verdict": f.verdict,
+            "saving": saving_to_dict(f.saving),
             "evidence": [
                 {"source": e.source, "line": e.line, "offset": e.offset, "detail": e.detail}
                 for e in f.evidence

@@ -13,7 +13,14 @@ from typing import TextIO
 
 from slim.model.findings import Finding
 from slim.model.report import Report
-from slim.render._format import edge, proposal_phrase, saving_phrase, where
+from slim.render._format import (
+    edge,
+    figure_lines,
+    proposal_phrase,
+    saving_phrase,
+    totals_phrase,
+    where,
+)
 
 #: At the default verbosity: removable findings shown in full, kept groups listed.
 MAX_REMOVABLE = 25
@@ -39,7 +46,7 @@ def _first_sentence(text: str, limit: int = 160) -> str:
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
-def _removable_lines(f: Finding, verbose: bool) -> list[str]:
+def _removable_lines(f: Finding, verbose: bool, report: Report) -> list[str]:
     head = f"  {f.code} {edge(f)}  [{f.verdict}, {f.confidence.value}]"
     if f.saving is not None:
         head += f"  saves {f.saving.seconds:.1f} s"
@@ -54,7 +61,8 @@ def _removable_lines(f: Finding, verbose: bool) -> list[str]:
     if len(f.evidence) > len(shown):
         lines.append(f"      … {len(f.evidence) - len(shown)} more evidence lines (-v)")
     if f.saving is not None:
-        lines.append(f"      saving: {saving_phrase(f.saving)}")
+        lines.append(f"      CPU saved: {saving_phrase(f.saving)}")
+        lines.extend(f"      {x}" for x in figure_lines(f.saving, report.savings))
     if f.fix is not None:
         lines.append(f"      fix: {f.fix.command}")
     return lines
@@ -115,7 +123,7 @@ def summary_line(report: Report) -> str:
     if report.suppressed:
         line += f", {len(report.suppressed)} suppressed"
     if r:
-        line += f"; saving of every removable cut at once: {saving_phrase(report.savings.total)}"
+        line += f"; saving of every removable cut at once: {totals_phrase(report.savings.total)}"
     return line
 
 
@@ -157,7 +165,7 @@ def _body(report: Report, verbose: bool) -> list[str]:
         shown = removable if verbose else removable[:MAX_REMOVABLE]
         lines += ["", f"removable ({len(removable)}, largest saving first):"]
         for f in shown:
-            lines.extend(_removable_lines(f, verbose))
+            lines.extend(_removable_lines(f, verbose, report))
         if len(removable) > len(shown):
             lines.append(f"  … and {len(removable) - len(shown)} more (-v, or --format json)")
     kept = [f for f in report.findings if not f.removable]
@@ -174,6 +182,7 @@ def _body(report: Report, verbose: bool) -> list[str]:
             why = f.suppression
             reason, by = (why.reason, why.by) if why is not None else ("", "")
             lines.append(f"  {f.code} {edge(f)}: {reason} ({by})")
+    lines.extend(_schedule_lines(report))
     lines += ["", "evidence:", *_evidence_lines(report, verbose)]
     notes = report.notes if verbose else report.notes[:3]
     lines.extend(f"note: {n}" for n in notes)
@@ -181,6 +190,38 @@ def _body(report: Report, verbose: bool) -> list[str]:
         lines.append(f"note: … {len(report.notes) - len(notes)} more (-v)")
     lines.append("")
     return lines
+
+
+def _schedule_lines(report: Report) -> list[str]:
+    """Each root's clean build at -jN, its critical path, and the history window."""
+    sv = report.savings
+    lines = []
+    for sc in sv.schedules:
+        path = " -> ".join(sc.critical_path) or "none"
+        lines.append(
+            f"  {sc.root}: clean build {sc.seconds:.1f} s at -j{sc.jobs} (re-scheduled from "
+            f"{sc.source}); critical path {sc.critical_seconds:.1f} s: {path}"
+        )
+        if sc.tool_critical_path:
+            lines.append(
+                f"    the build tool's own critical path: {'; '.join(sc.tool_critical_path)}"
+            )
+    t = report.timings
+    if t is not None and t.cache:
+        hits = sum(h for _, h, _ in t.cache)
+        looked = sum(h + m for _, h, m in t.cache)
+        lines.append(
+            f"  cache: {hits} of {looked} looked-up actions hit, over {len(t.cache)} targets "
+            "(per target in --format json)"
+        )
+    if t is not None and t.cache_stats:
+        parts = ", ".join(f"{lang} {h} hits, {m} misses" for _, lang, h, m in t.cache_stats)
+        lines.append(f"  compiler cache: {parts}")
+    if sv.history is not None:
+        lines.append(f"  history: {sv.history.phrase} ({sv.history.source})")
+    elif sv.history_note and report.removable:
+        lines.append(f"  history: none ({sv.history_note})")
+    return ["", "build:", *lines] if lines else []
 
 
 def render(report: Report, out: TextIO) -> None:

@@ -288,7 +288,8 @@ def test_monorepo_cleanup_then_difference(monkeypatch: pytest.MonkeyPatch, tmp_p
         pytest.skip("sample_graphs/monorepo exports not generated")
     monkeypatch.chdir(MONOREPO)
     (tmp_path / "slim.toml").write_text("")
-    ev = ["--config", str(tmp_path / "slim.toml"), "--workspace", "."]
+    # The sample's git history is slim's own: per-build ranking (--history-days 0).
+    ev = ["--config", str(tmp_path / "slim.toml"), "--workspace", ".", "--history-days", "0"]
     ev += [x for b in ("cpu_server", "gpu_trainer") for x in ("--binary", f"exports/bin/{b}")]
     ev += [
         x

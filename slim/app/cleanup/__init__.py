@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from slim.app.cleanup import store
-from slim.app.cleanup.backlog import build, item_record, with_history
+from slim.app.cleanup.backlog import build, item_record, total_record, with_history
 from slim.app.cleanup.executor import Job, Progress, RunStats, run_cleanup
 from slim.app.cleanup.owners import Owners, parse_codeowners
 from slim.app.cleanup.scope import is_binary, select_roots
@@ -90,13 +90,17 @@ def run(
         )
         previous = store.previous_run(db, scope_text, stats.run)
         before = store.items_of(db, previous) if previous is not None else {}
+        t = backlog.total
         point = TrendPoint(
             stats.run,
-            backlog.total.targets_removed,
-            backlog.total.bytes,
-            round(backlog.total.seconds, 3),
+            t.targets_removed,
+            t.bytes,
+            round(t.seconds, 3),
+            None if t.quarter is None else round(t.quarter.cpu_hours, 4),
+            None if t.wall is None else t.wall.seconds,
         )
-        store.complete(db, stats.run, {it.key: item_record(it) for it in backlog.items}, point)
+        records = {it.key: item_record(it) for it in backlog.items}
+        store.complete(db, stats.run, records, point, total_record(backlog))
         backlog = with_history(backlog, previous, before, store.trend(db, scope_text, stats.run))
     finally:
         db.close()

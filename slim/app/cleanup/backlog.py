@@ -16,11 +16,11 @@ from slim.app.cleanup.owners import Owners
 from slim.model.actions import EdgeAction, Move, Remove, Replace, action_from_json
 from slim.model.backlog import Backlog, Fixed, Item, TrendPoint
 from slim.model.facts import Facts
-from slim.model.findings import Saving
+from slim.model.findings import QuarterSaving, Saving, WallSaving
 from slim.model.graph import BuildGraph, Location
 from slim.model.rules import EVIDENCE_MISSING, STALE_SUPPRESSION
 from slim.plan.fixes import write
-from slim.plan.prune import rank_actions
+from slim.plan.prune import history_of, rank_actions
 
 _CONF_RANK = {"high": 3, "medium": 2, "low": 1}
 
@@ -31,11 +31,42 @@ def _location(d: Mapping[str, Any] | None) -> Location | None:
     return Location(str(d["path"]), d.get("line"), d.get("offset"))
 
 
+def _wall(d: Mapping[str, Any] | None) -> WallSaving | None:
+    if not d:
+        return None
+    return WallSaving(
+        seconds=float(d["seconds"]),
+        before=float(d["before_seconds"]),
+        after=float(d["after_seconds"]),
+        jobs=int(d["jobs"]),
+        critical=bool(d["critical_path"]),
+        basis=str(d["basis"]),
+        measured=bool(d.get("measured", True)),
+    )
+
+
+def _quarter(d: Mapping[str, Any] | None) -> QuarterSaving | None:
+    if not d:
+        return None
+    basis = d.get("basis") or {}
+    return QuarterSaving(
+        cpu_seconds=float(d["cpu_seconds"]),
+        rebuilds=float(d["rebuilds"]),
+        commits=int(d["commits"]),
+        miss_ratio=float(d["miss_ratio"]),
+        rebuilds_basis=str(basis.get("rebuilds", "")),
+        miss_basis=str(basis.get("miss_ratio", "")),
+        miss_source=str(d.get("miss_ratio_source", "assumed")),
+    )
+
+
 def _saving(d: Mapping[str, Any] | None) -> Saving:
     if not d:
         return Saving()
     basis = d.get("basis") or {}
     return Saving(
+        wall=_wall(d.get("wall")),
+        quarter=_quarter(d.get("quarter")),
         compile_seconds=float(d["compile_seconds"]),
         link_seconds=float(d["link_seconds"]),
         bytes=int(d["bytes"]),
@@ -49,7 +80,7 @@ def _saving(d: Mapping[str, Any] | None) -> Saving:
 
 def _better(a: Saving, b: Saving) -> Saving:
     """The larger of two roots' savings of one cut; bytes add up (each binary shrinks)."""
-    best = a if (a.seconds, a.targets_removed) >= (b.seconds, b.targets_removed) else b
+    best = a if (a.rank_key, a.targets_removed) >= (b.rank_key, b.targets_removed) else b
     return dataclasses.replace(best, bytes=a.bytes + b.bytes)
 
 
@@ -120,10 +151,7 @@ def build(
 ) -> Backlog:
     """The ranked backlog of one run's results (no previous-run diff yet)."""
     items, counts = collect(results)
-    ordered = sorted(
-        items.values(),
-        key=lambda i: (-i.alone.seconds, -i.alone.bytes, -i.alone.targets_removed, i.key),
-    )
+    ordered = sorted(items.values(), key=lambda i: _rank(i.alone, i.key))
     edge = [i for i in ordered if isinstance(i.action, Remove | Move | Replace)]
     by_root: dict[int, list[EdgeAction]] = {}
     for it in edge:
@@ -142,7 +170,7 @@ def build(
         out.append(
             dataclasses.replace(it, fixes=fixes, saving=s, owner=owners.of(graph, it.target))
         )
-    out.sort(key=lambda i: (-i.saving.seconds, -i.saving.targets_removed, -i.saving.bytes, i.key))
+    out.sort(key=lambda i: _rank(i.saving, i.key))
     ranked = tuple(dataclasses.replace(it, rank=n) for n, it in enumerate(out, 1))
     total = dataclasses.replace(summary.total, bytes=sum(i.saving.bytes for i in ranked))
     return Backlog(
@@ -153,12 +181,42 @@ def build(
         total=total,
         counts=counts,
         owners_source=owners.source,
+        history_note=history_of(facts)[1],
     )
 
 
+def _rank(s: Saving, key: str) -> tuple[float, float, float, int, int, str]:
+    """Largest first by `Saving.rank_key`, then targets and bytes."""
+    a, b, c = s.rank_key
+    return (-a, -b, -c, -s.targets_removed, -s.bytes, key)
+
+
 def item_record(it: Item) -> dict[str, Any]:
-    """What the store keeps of an item for the next run's diff."""
-    return {"key": it.key, "code": it.code, "target": it.target, "dep": it.dep}
+    """What the store keeps of an item: the next run's diff, and its figures for the trend."""
+    from slim.render.json import saving_to_dict
+
+    share = saving_to_dict(it.saving) or {}
+    share.pop("removed", None)
+    alone = saving_to_dict(it.alone) or {}
+    alone.pop("removed", None)
+    return {
+        "key": it.key,
+        "code": it.code,
+        "target": it.target,
+        "dep": it.dep,
+        "rank": it.rank,
+        "saving": share,
+        "alone": alone,
+    }
+
+
+def total_record(b: Backlog) -> dict[str, Any]:
+    """The run's total, every figure with its basis (the store keeps it for the trend)."""
+    from slim.render.json import saving_to_dict
+
+    d = saving_to_dict(b.total) or {}
+    d.pop("removed", None)
+    return d
 
 
 def with_history(

@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS root_results(
   PRIMARY KEY(run, root));
 CREATE TABLE IF NOT EXISTS items(
   run INTEGER NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY(run, key));
+CREATE TABLE IF NOT EXISTS run_figures(
+  run INTEGER PRIMARY KEY, quarter_cpu_hours REAL, wall_seconds REAL, total TEXT NOT NULL);
 """
 
 
@@ -114,9 +116,20 @@ def complete(
     run: int,
     items: Mapping[str, Mapping[str, Any]],
     point: TrendPoint,
+    total: Mapping[str, Any] | None = None,
 ) -> None:
-    """Store the run's items and totals and mark it complete."""
+    """Store the run's items and totals (each figure with its basis) and mark it complete."""
     with db:
+        db.execute(
+            "INSERT OR REPLACE INTO run_figures(run, quarter_cpu_hours, wall_seconds, total) "
+            "VALUES (?, ?, ?, ?)",
+            (
+                run,
+                point.quarter_cpu_hours,
+                point.wall_seconds,
+                json.dumps(total or {}, sort_keys=True),
+            ),
+        )
         db.execute("DELETE FROM items WHERE run=?", (run,))
         db.executemany(
             "INSERT INTO items(run, key, item) VALUES (?, ?, ?)",
@@ -131,8 +144,19 @@ def complete(
 
 def trend(db: sqlite3.Connection, scope: str, run: int) -> tuple[TrendPoint, ...]:
     rows = db.execute(
-        "SELECT id, total_targets, total_bytes, total_seconds FROM runs "
-        "WHERE status='complete' AND scope=? AND id<=? ORDER BY id",
+        "SELECT r.id, r.total_targets, r.total_bytes, r.total_seconds, f.quarter_cpu_hours, "
+        "f.wall_seconds FROM runs r LEFT JOIN run_figures f ON f.run = r.id "
+        "WHERE r.status='complete' AND r.scope=? AND r.id<=? ORDER BY r.id",
         (scope, run),
     )
-    return tuple(TrendPoint(int(r[0]), int(r[1]), int(r[2]), float(r[3])) for r in rows)
+    return tuple(
+        TrendPoint(
+            int(r[0]),
+            int(r[1]),
+            int(r[2]),
+            float(r[3]),
+            None if r[4] is None else float(r[4]),
+            None if r[5] is None else float(r[5]),
+        )
+        for r in rows
+    )

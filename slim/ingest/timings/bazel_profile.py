@@ -7,11 +7,16 @@ never sits in memory at once and the many non-action events cost only a byte sea
 Those other lines are not validated: nothing is read from them. A profile cut short by a
 crashed Bazel (no closing `]}`) is read up to its last complete event, with a note.
 Actions are `X` events of category `action processing`; the `critical path component`
-copies on tid 0 are skipped so no time counts twice.
+copies on tid 0 are kept apart as Bazel's own critical path, so no time counts twice.
+Cache outcomes follow Bazel's remote spawn cache (the disk cache goes through it too): a
+`remote action cache check` ("check cache hit") within an action's span on its thread,
+followed there by a `remote output download`, is a hit; a check without a download is a
+miss; an action with no check has no cache outcome.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,9 +26,15 @@ import msgspec
 from slim.errors import InputError, describe_found
 from slim.ingest._io import DEFAULT_LIMITS, open_input
 from slim.model.labels import normalize_label
-from slim.model.timing import TimedAction, TimingSet
+from slim.model.timing import HIT, MISS, TimedAction, TimingSet
 
 ACTION_CATEGORIES = frozenset({"action processing"})
+CRITICAL, CACHE_CHECK, DOWNLOAD = (
+    "critical path component",
+    "remote action cache check",
+    "remote output download",
+)
+READ_CATEGORIES = ACTION_CATEGORIES | {CRITICAL, CACHE_CHECK, DOWNLOAD}
 BLOCK_BYTES = 8 << 20
 _LABEL_IN_NAME = re.compile(r"(@{0,2}[\w.-]*//[^\s:'\"]*(?::[^\s'\"]+)?)")
 # Bazel's progress messages, oldest style first: the verb names the mnemonic.
@@ -63,7 +74,7 @@ class _Header(msgspec.Struct):
 
 
 _DECODE_BLOCK = msgspec.json.Decoder(list[_Event])
-_NEEDLES = tuple(f'"{c}"'.encode() for c in sorted(ACTION_CATEGORIES))
+_NEEDLES = tuple(f'"{c}"'.encode() for c in sorted(READ_CATEGORIES))
 _DECODE_ONE = msgspec.json.Decoder(_Event)
 _DECODE_WHOLE = msgspec.json.Decoder(_Header)
 _ARRAY_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
@@ -85,24 +96,65 @@ def load(path: Path) -> list[TimingSet]:
 
 def read_bazel_profile(path: Path) -> TimingSet:
     name = str(path)
-    actions: list[TimedAction] = []
+    raw: list[_Event] = []
+    critical: list[TimedAction] = []
+    marks: dict[tuple[str, str], list[float]] = {}
     lines = 0
     truncated = False
     for events, block_lines, cut_short in _blocks(path):
         lines += block_lines
         truncated = truncated or cut_short
         for ev in events:
-            if ev.ph == "X" and ev.cat in ACTION_CATEGORIES:
-                actions.append(_action(ev))
-    if lines == 0 and not actions and not truncated:
+            if ev.ph != "X":
+                continue
+            if ev.cat in ACTION_CATEGORIES:
+                raw.append(ev)
+            elif ev.cat == CRITICAL:
+                critical.append(_critical(ev))
+            elif ev.cat in (CACHE_CHECK, DOWNLOAD):
+                marks.setdefault((ev.cat, str(ev.tid)), []).append(ev.ts)
+    if lines == 0 and not raw and not truncated:
         raise InputError(name, "a Chrome trace with a traceEvents array", "no events", line=1)
-    actions.sort()
+    for v in marks.values():
+        v.sort()
+    actions = sorted(_action(ev)._replace(cache=_outcome(ev, marks)) for ev in raw)
     notes = [f"{lines} trace event lines, {len(actions)} actions"]
+    hits = sum(1 for a in actions if a.cache == HIT)
+    looked = sum(1 for a in actions if a.cache)
+    if looked:
+        notes.append(f"cache: {hits} of {looked} looked-up actions were hits")
     if truncated:
         notes.append("profile truncated (no closing ']}'): read up to its last complete event")
     return TimingSet(
-        source=name, format="bazel-profile", actions=tuple(actions), notes=tuple(notes)
+        source=name,
+        format="bazel-profile",
+        actions=tuple(actions),
+        notes=tuple(notes),
+        critical_path=tuple(sorted(critical)),
     )
+
+
+def _within(times: list[float] | None, lo: float, hi: float) -> bool:
+    if not times:
+        return False
+    i = bisect.bisect_left(times, lo)
+    return i < len(times) and times[i] <= hi
+
+
+def _outcome(ev: _Event, marks: dict[tuple[str, str], list[float]]) -> str:
+    """hit / miss / "" from the cache events inside the action's span on its thread."""
+    lo, hi, tid = ev.ts, ev.ts + max(ev.dur, 0.0), str(ev.tid)
+    if not _within(marks.get((CACHE_CHECK, tid)), lo, hi):
+        return ""
+    return HIT if _within(marks.get((DOWNLOAD, tid)), lo, hi) else MISS
+
+
+def _critical(ev: _Event) -> TimedAction:
+    """A critical path component: `action 'Compiling lib/core.cc'` names the action."""
+    name = ev.name
+    if name.startswith("action '") and name.endswith("'"):
+        name = name[len("action '") : -1]
+    return _action(msgspec.structs.replace(ev, name=name))
 
 
 def _action(ev: _Event) -> TimedAction:

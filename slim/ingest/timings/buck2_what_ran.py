@@ -4,6 +4,9 @@ Identities look like `cell//pkg:name (config) (category identifier)`; the label 
 precedes the first ` (`, the category is the first word of the last group. Only the
 JSON form carries `duration`, formatted by Buck2's `fmt_duration` (`S.ds`, `M:SS.ds`,
 `H:MM:SS.ds`); tabulated and CSV records give actions without times, which are counted.
+The executor says the cache outcome: `cache` is a hit (outputs fetched, nothing run),
+`local`, `re`, `worker` ran the action (a miss). Durations have no start times, so
+what-ran gives no schedule (no wall-clock figure).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import msgspec
 from slim.errors import InputError, describe_found
 from slim.ingest._io import iter_text_lines
 from slim.model.labels import normalize_label
-from slim.model.timing import TimedAction, TimingSet
+from slim.model.timing import HIT, MISS, TimedAction, TimingSet
 
 _DURATION = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d+)?)s?$")
 CSV_HEADER = "reason,identity,executor,reproducer"
@@ -75,6 +78,13 @@ def split_identity(identity: str) -> tuple[str, str]:
     if "//" not in label:
         return "", category
     return normalize_label(label), category
+
+
+def _cache(executor: str) -> str:
+    e = executor.strip().lower()
+    if not e:
+        return ""
+    return HIT if e == "cache" else MISS
 
 
 def load(path: Path) -> list[TimingSet]:
@@ -135,6 +145,7 @@ def read_what_ran(path: Path) -> TimingSet:
                 label=label,
                 mnemonic=category,
                 description=f"{reason} {identity} [{executor}]",
+                cache=_cache(executor),
             )
         )
         clock += seconds

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import re
 from pathlib import Path
 
@@ -172,3 +173,87 @@ def test_arbitrary_bytes_never_crash(data: bytes) -> None:
         p.write_bytes(b'{"traceEvents":[\n' + data)
         with contextlib.suppress(InputError):
             read_bazel_profile(p)
+
+
+def test_critical_path_is_bazels_own_as_analyze_profile_prints_it() -> None:
+    """The `critical path component` events, in order, with the durations the oracle
+    (`bazel analyze-profile`) prints, and not counted again as actions."""
+    ts = read_bazel_profile(SAMPLE)
+    oracle = ORACLE.read_text()
+    rows = re.findall(
+        r"^\s+([\d.]+ m?s)\s+[\d.]+%\s+(.+)$", oracle.split("Critical path", 1)[1], re.M
+    )
+    assert len(ts.critical_path) == len(rows) == 4
+    for a, (dur, desc) in zip(ts.critical_path, rows, strict=True):
+        assert a.duration * 1000 == pytest.approx(_ms(dur), rel=0.01, abs=0.01)
+        name = desc.replace("action '", "").rstrip("'")
+        assert a.description.replace(":", " ") == name.replace(":", " ")
+    assert len(ts.actions) == 13
+
+
+def _with_cache_events(raw: bytes, hit: str, miss: str) -> bytes:
+    """The real profile with the events Bazel's RemoteSpawnCache writes inside an action
+    (`remote action cache check` "check cache hit", then on a hit `remote output
+    download` "download outputs"), on the action's own thread, as one line each."""
+    lines = raw.split(b"\n")
+    out = []
+    for ln in lines:
+        out.append(ln)
+        for name, outcome in ((hit, "hit"), (miss, "miss")):
+            if f'"name":"{name}"'.encode() in ln and b'"action processing"' in ln:
+                ev = json.loads(ln.rstrip(b","))
+                t0, tid = ev["ts"] + 1, ev["tid"]
+                check = {
+                    "cat": "remote action cache check",
+                    "name": "check cache hit",
+                    "ph": "X",
+                    "ts": t0,
+                    "dur": 5,
+                    "pid": 1,
+                    "tid": tid,
+                }
+                out.append(json.dumps(check).encode() + b",")
+                if outcome == "hit":
+                    dl = {
+                        "cat": "remote output download",
+                        "name": "download outputs",
+                        "ph": "X",
+                        "ts": t0 + 10,
+                        "dur": 5,
+                        "pid": 1,
+                        "tid": tid,
+                    }
+                    out.append(json.dumps(dl).encode() + b",")
+    return b"\n".join(out)
+
+
+def test_cache_outcomes_from_bazels_remote_cache_events(tmp_path: Path) -> None:
+    data = _with_cache_events(_raw(), "Compiling lib/core.cc", "Compiling lib/util.cc")
+    ts = read_bazel_profile(_write(tmp_path, data))
+    by = {a.description: a.cache for a in ts.actions}
+    assert by["Compiling lib/core.cc"] == "hit"
+    assert by["Compiling lib/util.cc"] == "miss"
+    assert by["Compiling app/main.cc"] == ""
+    assert "cache: 1 of 2 looked-up actions were hits" in ts.notes
+
+
+def test_report_gives_each_targets_hit_ratio(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from slim.app.session import Request, Session
+
+    data = _with_cache_events(_raw(), "Compiling lib/core.cc", "Compiling lib/util.cc")
+    prof = _write(tmp_path, data)
+    monkeypatch.chdir(DATA.parent.parent)
+    req = Request(
+        graphs=(DATA / "bazel" / "query.xml",),
+        config_path=Path(os.devnull),
+        evidence={"timings": (prof,)},
+    )
+    s = Session(req)
+    rep = s.report(s.root_ids(["//app:app"]))
+    assert rep.timings is not None
+    cache = {lab: (h, m) for lab, h, m in rep.timings.cache}
+    assert cache == {"//lib:core": (1, 0), "//lib:util": (0, 1)}

@@ -1,0 +1,1 @@
+"""Readers of version-control history (which files each commit changed)."""
