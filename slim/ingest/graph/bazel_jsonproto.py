@@ -291,7 +291,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 _TARGET = msgspec.json.Decoder(Target)
 
 
-def _streamed_batch(b: GraphBuilder, first: int, lines: list[bytes], name: str) -> None:
+def streamed_lines(b: GraphBuilder, first: int, lines: list[bytes], name: str) -> None:
     """Decode and add each line at once: per-line decoding keeps the working set in cache
     (a joined batch decodes 2x slower)."""
     decode = _TARGET.decode
@@ -317,7 +317,7 @@ def load_streamed(path: Path, b: GraphBuilder) -> None:
     from slim.ingest.graph._parallel import load_lines
 
     before = len(b)
-    load_lines(path, b, _streamed_batch)
+    load_lines(path, b, streamed_lines)
     if len(b) == before:
         raise InputError(str(path), "at least one JSON Target line", "none", line=1)
 

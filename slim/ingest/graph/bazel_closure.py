@@ -1,0 +1,208 @@
+"""The closure of a few roots read from a streamed_jsonproto export without decoding the rest.
+
+One C-level pass over the memory-mapped file indexes every target line by its name (the
+name is at a fixed place at the start of each line); then only the lines of the roots'
+closure (every edge kind, files and generating rules included) are decoded by the real
+reader, breadth first. The result is the same graph as the full parse restricted to that
+closure. Whenever the index cannot be trusted to find every line of the closure (an
+unusual line shape, a duplicate or non-canonical name, a label only named in srcs that
+the full parse would classify by lines outside the closure, gzip), None is returned and
+the caller parses the whole file.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from slim.errors import InputError
+from slim.ingest._io import GZIP_MAGIC
+from slim.model.graph import GraphBuilder
+from slim.model.labels import normalize_label
+
+if TYPE_CHECKING:
+    from slim.model.graph import BuildGraph
+
+FORMAT = "bazel-streamed-jsonproto"
+PREFIXES = (
+    b'{"type":"RULE","rule":{"name":"',
+    b'{"type":"SOURCE_FILE","sourceFile":{"name":"',
+    b'{"type":"GENERATED_FILE","generatedFile":{"name":"',
+)
+_HEAD = max(len(p) for p in PREFIXES)
+_DROP_EVERY = 64 << 20
+MIN_LIMIT = 20_000
+
+
+def _odd_names_ok(names: list[bytes]) -> bool:
+    """Names that are not plain `//pkg:name`: usable only when already canonical."""
+    for raw in names:
+        try:
+            text = raw.decode()
+        except UnicodeDecodeError:
+            return False
+        if normalize_label(text) != text:
+            return False
+    return True
+
+
+def _skippable(mm: mmap.mmap, start: int, end: int) -> bool:
+    """A blank line or a log line the reader skips (looked at through its first bytes)."""
+    from slim.ingest.graph.bazel_jsonproto import LOG_PREFIXES
+
+    stripped = mm[start : min(end, start + 4096)].strip()
+    if end - start > 4096:
+        return stripped.startswith(LOG_PREFIXES)
+    return not stripped or stripped.startswith(LOG_PREFIXES)
+
+
+def _drop_pages(mm: mmap.mmap, start: int, end: int) -> int:
+    """Unmap the pages already scanned (they stay in the page cache, not in our RSS)."""
+    end &= ~(mmap.PAGESIZE - 1)
+    if end > start and hasattr(mm, "madvise"):
+        mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+    return max(start, end)
+
+
+def index_lines(mm: mmap.mmap) -> dict[bytes, int] | None:
+    """Name -> offset of its line, for every target line; None when a line has another
+    shape (the full parse then reads, or rejects, the file)."""
+    find = mm.find
+    size = len(mm)
+    rule, source, generated = PREFIXES
+    out: dict[bytes, int] = {}
+    odd: list[bytes] = []
+    lines = 0
+    pos = 0
+    drop = _DROP_EVERY
+    dropped = 0
+    while pos < size:
+        nl = find(b"\n", pos)
+        end = size if nl < 0 else nl
+        head = mm[pos : pos + _HEAD]
+        if head.startswith(rule):
+            a = pos + len(rule)
+        elif head.startswith(source):
+            a = pos + len(source)
+        elif head.startswith(generated):
+            a = pos + len(generated)
+        elif _skippable(mm, pos, end):
+            pos = end + 1
+            continue
+        else:
+            return None
+        q = find(b'"', a, end)
+        if q < 0 or mm[end - 1] != 0x7D:  # `}`
+            return None
+        name = mm[a:q]
+        if name[:2] != b"//" or b":" not in name or name[-1:] == b"]" or b"\\" in name:
+            odd.append(name)
+        out[name] = pos
+        lines += 1
+        pos = end + 1
+        if pos > drop:
+            dropped = _drop_pages(mm, dropped, pos)
+            drop = pos + _DROP_EVERY
+    if len(out) != lines or not _odd_names_ok(odd):
+        return None
+    return out
+
+
+def _line_number(path: Path, offset: int) -> int:
+    from slim.ingest.graph._parallel import count_newlines
+
+    return count_newlines(path, offset) + 1
+
+
+def _read_line(fd: int, offset: int, path: Path) -> bytes:
+    """The line at `offset`, read with pread (mapping its pages would count in RSS)."""
+    from slim.ingest._io import DEFAULT_LIMITS
+
+    cap = DEFAULT_LIMITS.max_line_bytes
+    parts: list[bytes] = []
+    size = 0
+    while size <= cap:
+        block = os.pread(fd, 1 << 16, offset + size)
+        cut = block.find(b"\n")
+        if cut >= 0 or not block:
+            parts.append(block[:cut] if cut >= 0 else block)
+            return b"".join(parts)
+        parts.append(block)
+        size += len(block)
+    raise InputError(
+        str(path),
+        f"a line of at most {cap} bytes",
+        "a longer line",
+        line=_line_number(path, offset),
+    )
+
+
+class _Closure:
+    """Breadth-first reading of the closure lines into one builder."""
+
+    def __init__(self, path: Path, fd: int, index: dict[bytes, int], limit: int) -> None:
+        self.path, self.fd, self.index, self.limit = path, fd, index, limit
+        self.b = GraphBuilder()
+
+    def decode(self, offset: int) -> None:
+        from slim.ingest.graph.bazel_jsonproto import streamed_lines
+
+        raw = _read_line(self.fd, offset, self.path)
+        try:
+            streamed_lines(self.b, 1, [raw], str(self.path))
+        except InputError as exc:
+            line = _line_number(self.path, offset)
+            raise InputError(exc.path, exc.expected, exc.found, line=line) from None
+
+    def run(self, roots: Sequence[str]) -> GraphBuilder | None:
+        b, index = self.b, self.index
+        for root in roots:
+            label = normalize_label(root)
+            if label.encode() not in index:
+                return None
+            b.intern(label)
+        done = 0
+        decoded: set[int] = set()
+        while done < len(b):
+            new = b.labels_since(done)
+            done = len(b)
+            offsets = {index[k] for k in map(str.encode, new) if k in index} - decoded
+            if len(decoded) + len(offsets) > self.limit:
+                return None
+            for offset in sorted(offsets):
+                self.decode(offset)
+            decoded |= offsets
+            b.flush()
+        if b.has_srcs_only_unknowns():
+            return None
+        b.formats.append(FORMAT)
+        return b
+
+
+def closure_limit(lines: int) -> int:
+    """Past this many closure lines the full parse (batched, parallel) is the faster way."""
+    return max(MIN_LIMIT, lines // 20)
+
+
+def load_closure(path: Path, roots: Sequence[str]) -> BuildGraph | None:
+    """The graph of `roots`' closure, or None (the caller parses the whole file)."""
+    with path.open("rb") as f:
+        if f.read(2) == GZIP_MAGIC or path.stat().st_size == 0:
+            return None
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        index = index_lines(mm)
+    finally:
+        mm.close()
+    if index is None:
+        return None
+    with path.open("rb") as f:
+        b = _Closure(path, f.fileno(), index, closure_limit(len(index))).run(roots)
+    if b is None:
+        return None
+    graph = b.build()
+    graph.closure_of = tuple(normalize_label(r) for r in roots)
+    return graph
