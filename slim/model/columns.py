@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -19,6 +19,19 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 SEP = "\x00"
+_V = TypeVar("_V")
+
+
+def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
+    """(ids ascending, their values): a builder's dicts are mostly in id order already, so
+    this sorts only when they are not (and then by an index, never by the values)."""
+    ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
+    items = list(values.values())
+    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        items = [items[k] for k in order.tolist()]
+    return ids, items
 
 
 class LocationColumn(Mapping[int, Location]):
@@ -35,13 +48,14 @@ class LocationColumn(Mapping[int, Location]):
 
     @staticmethod
     def pack(locs: Mapping[int, Location]) -> dict[str, object]:
-        items = sorted(locs.items())
-        table: dict[str, int] = {}
-        idx = [table.setdefault(loc.path, len(table)) for _, loc in items]
+        ids, values = ordered(locs)
+        paths = [v.path for v in values]
+        table = {p: i for i, p in enumerate(dict.fromkeys(paths))}
+        lines = (-1 if v.line is None else v.line for v in values)
         return {
-            "ids": np.array([k for k, _ in items], dtype=np.int64),
-            "path_idx": np.array(idx, dtype=np.int64),
-            "lines": np.array([-1 if v.line is None else v.line for _, v in items], np.int64),
+            "ids": ids,
+            "path_idx": np.fromiter(map(table.__getitem__, paths), np.int64, len(paths)),
+            "lines": np.fromiter(lines, np.int64, len(values)),
             "paths": SEP.join(table),
         }
 
@@ -105,15 +119,11 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
 
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
-        items = sorted(values.items())
-        parts = [SEP.join(v).encode() for _, v in items]
+        ids, items = ordered(values)
+        parts = [SEP.join(v).encode() for v in items]
         bounds = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=bounds[1:])
-        return {
-            "ids": np.array([k for k, _ in items], dtype=np.int64),
-            "bounds": bounds,
-            "blob": np.frombuffer(b"".join(parts), dtype=np.uint8),
-        }
+        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
+        return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
 
     @staticmethod
     def unpack(cols: Mapping[str, object]) -> StringsColumn:
@@ -279,16 +289,12 @@ class MsgpackColumn(Mapping[int, Any]):
     def pack(values: Mapping[int, Any]) -> dict[str, NDArray[Any]]:
         import msgspec
 
-        items = sorted(values.items())
+        ids, items = ordered(values)
         enc = msgspec.msgpack.Encoder()
-        parts = [enc.encode(v) for _, v in items]
+        parts = [enc.encode(v) for v in items]
         bounds = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=bounds[1:])
-        return {
-            "ids": np.array([k for k, _ in items], dtype=np.int64),
-            "bounds": bounds,
-            "blob": np.frombuffer(b"".join(parts), dtype=np.uint8),
-        }
+        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
+        return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
 
     def _pos(self, key: object) -> int:
         if not isinstance(key, int | np.integer):
