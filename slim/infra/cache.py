@@ -168,7 +168,8 @@ def _arrays(entry: Path, manifest: dict[str, Any]) -> dict[str, NDArray[Any]]:
     for name in manifest["files"]:
         if name.endswith(".npy"):
             try:
-                out[name[:-4]] = np.load(entry / name, mmap_mode="r", allow_pickle=False)
+                arr = np.load(entry / name, mmap_mode="r", allow_pickle=False)
+                out[name[:-4]] = arr.view(np.ndarray)  # same pages, plain indexing
             except (OSError, ValueError) as exc:
                 raise DamagedEntryError(f"{name}: {exc}") from None
     return out

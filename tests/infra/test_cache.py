@@ -44,7 +44,7 @@ def test_second_load_comes_from_cache_and_is_identical(tmp_path: Path, sample: P
     first = load_graph_cached([src], None, use_cache=True)
     cached = load(cache_key([src], None))
     assert cached is not None
-    assert isinstance(cached.edge_dst, np.memmap)  # mapped, not read
+    assert isinstance(cached.edge_dst.base, np.memmap)  # mapped, not read
     _same(first, cached)
     _same(load_graph([src]), load_graph_cached([src], None, use_cache=True))
     for lab in first.labels:

@@ -349,11 +349,29 @@ def load_streamed(path: Path, b: GraphBuilder) -> None:
         raise InputError(str(path), "at least one JSON Target line", "none", line=1)
 
 
+def _one_document(data: bytes) -> tuple[int, object] | None:
+    """(line, value) when the file is exactly one JSON value, decoded by msgspec (several
+    times faster than the standard decoder on gigabyte exports, same values); None for
+    anything else, which the standard path reads or rejects with its exact message."""
+    body = data.lstrip()
+    if not body.startswith((b"{", b"[")):
+        return None
+    try:
+        value = msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return data.count(b"\n", 0, len(data) - len(body)) + 1, value
+
+
 def _documents(path: Path) -> Iterator[tuple[int, object]]:
     """Every top-level JSON value in the file (Bazel writes `{..}{..}` or `[..][..]`)."""
     name = str(path)
     with open_input(path) as f:
         data = f.read()
+    whole = _one_document(data)
+    if whole is not None:
+        yield whole
+        return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
