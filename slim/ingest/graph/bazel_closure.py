@@ -67,21 +67,19 @@ def _drop_pages(mm: mmap.mmap, start: int, end: int) -> int:
     return max(start, end)
 
 
-def index_lines(mm: mmap.mmap) -> dict[bytes, int] | None:
-    """Name -> offset of its line, for every target line; None when a line has another
-    shape (the full parse then reads, or rejects, the file)."""
+def _index_range(mm: mmap.mmap, pos: int, size: int) -> tuple[dict[bytes, int], list[bytes]] | None:
+    """(name -> line offset, names to check) for the lines starting in [pos, size); None
+    when a line has another shape or a name repeats."""
     find = mm.find
-    size = len(mm)
     rule, source, generated = PREFIXES
     out: dict[bytes, int] = {}
     odd: list[bytes] = []
     lines = 0
-    pos = 0
-    drop = _DROP_EVERY
-    dropped = 0
+    drop = pos + _DROP_EVERY
+    dropped = pos & ~(mmap.PAGESIZE - 1)
     while pos < size:
         nl = find(b"\n", pos)
-        end = size if nl < 0 else nl
+        end = len(mm) if nl < 0 else nl
         head = mm[pos : pos + _HEAD]
         if head.startswith(rule):
             a = pos + len(rule)
@@ -106,7 +104,62 @@ def index_lines(mm: mmap.mmap) -> dict[bytes, int] | None:
         if pos > drop:
             dropped = _drop_pages(mm, dropped, pos)
             drop = pos + _DROP_EVERY
-    if len(out) != lines or not _odd_names_ok(odd):
+    return (out, odd) if len(out) == lines else None
+
+
+_FORKED: list[mmap.mmap] = []  # the mapping a forked worker inherits (not picklable)
+
+
+def _child_index(args: tuple[int, int]) -> tuple[bytes, bytes, list[bytes]] | None:
+    """A worker's half, packed as one names blob and an offsets buffer (fast to pickle)."""
+    import numpy as np
+
+    got = _index_range(_FORKED[0], *args)
+    if got is None:
+        return None
+    names, odd = got
+    offsets = np.fromiter(names.values(), dtype=np.int64, count=len(names))
+    return b"\n".join(names), offsets.tobytes(), odd
+
+
+def _merge(
+    into: dict[bytes, int], part: tuple[bytes, bytes, list[bytes]], odd: list[bytes]
+) -> bool:
+    import numpy as np
+
+    blob, offsets, more = part
+    before = len(into)
+    names = blob.split(b"\n") if blob else []
+    into.update(zip(names, np.frombuffer(offsets, dtype=np.int64).tolist(), strict=True))
+    odd.extend(more)
+    return len(into) == before + len(names)
+
+
+def index_lines(mm: mmap.mmap) -> dict[bytes, int] | None:
+    """Name -> offset of its line, for every target line (the second half in a forked
+    worker for large files); None when a line has another shape, a name repeats or is
+    not canonical (the full parse then reads, or rejects, the file)."""
+    from slim.ingest.graph._parallel import MIN_PARALLEL_BYTES, worker_count
+
+    size = len(mm)
+    if size < MIN_PARALLEL_BYTES or worker_count() < 2 or not hasattr(os, "fork"):
+        got = _index_range(mm, 0, size)
+        return got[0] if got is not None and _odd_names_ok(got[1]) else None
+    import multiprocessing
+
+    cut = mm.find(b"\n", size // 2) + 1 or size
+    _FORKED[:] = [mm]
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            pending = pool.apply_async(_child_index, ((cut, size),))
+            got = _index_range(mm, 0, cut)
+            part = pending.get()
+    finally:
+        _FORKED.clear()
+    if got is None or part is None:
+        return None
+    out, odd = got
+    if not _merge(out, part, odd) or not _odd_names_ok(odd):
         return None
     return out
 

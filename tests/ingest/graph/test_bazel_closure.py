@@ -229,3 +229,25 @@ def test_report_with_evidence_reads_the_whole_graph(tmp_path: Path) -> None:
     s = Session(req, config=Config())
     s.select_roots(["//app/bin0:bin0"])
     assert not s.graph.closure_of
+
+
+def test_index_in_two_processes_equals_one(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mmap
+
+    import slim.ingest.graph._parallel as par
+    from slim.ingest.graph.bazel_closure import index_lines
+
+    def index() -> dict[bytes, int] | None:
+        with small.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return index_lines(mm)
+
+    monkeypatch.setenv("SLIM_WORKERS", "1")
+    one = index()
+    monkeypatch.setenv("SLIM_WORKERS", "2")
+    monkeypatch.setattr(par, "MIN_PARALLEL_BYTES", 0)
+    two = index()
+    assert one is not None
+    assert two == one
+    lines = _lines(small)
+    small.write_text("".join(lines) + lines[0])  # a name of the first half, again at the end
+    assert index() is None
