@@ -33,6 +33,7 @@ from slim import __version__
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from slim.model.columns import KeyIndex
     from slim.model.graph import BuildGraph
 
 _FORMAT_VERSION = "3"
@@ -100,25 +101,30 @@ def _note(text: str) -> None:
 
 # -- writing ----------------------------------------------------------------------------
 def save(graph: BuildGraph, key: str) -> None:
-    """Write the entry into a private temporary directory, then rename it into place."""
+    """Write the graph's entry (see `write_entry`)."""
     from slim.infra.graph_store import pack
 
+    arrays, meta = pack(graph)
+    write_entry(key, arrays, meta, {"nodes": len(graph), "edges": graph.edge_count})
+
+
+def write_entry(
+    key: str, arrays: dict[str, NDArray[Any]], meta: bytes, info: dict[str, Any]
+) -> None:
+    """Write an entry into a private temporary directory, then rename it into place."""
     d = _graphs()
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".tmp-{key}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        arrays, meta = pack(graph)
         files: dict[str, Any] = {}
         for name, arr in arrays.items():
             np.save(tmp / f"{name}.npy", arr, allow_pickle=False)
             files[f"{name}.npy"] = _file_record(tmp / f"{name}.npy")
         (tmp / "meta.msgpack").write_bytes(meta)
         files["meta.msgpack"] = _file_record(tmp / "meta.msgpack")
-        body = json.dumps(
-            {"key": key, "nodes": len(graph), "edges": graph.edge_count, "files": files}
-        )
+        body = json.dumps({"key": key, **info, "files": files})
         digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
         (tmp / "manifest.json").write_text(json.dumps({"body": body, "blake2b": digest}))
         final = d / key
@@ -175,22 +181,34 @@ def _arrays(entry: Path, manifest: dict[str, Any]) -> dict[str, NDArray[Any]]:
     return out
 
 
-def load(key: str) -> BuildGraph | None:
-    """The cached graph for `key`, or None (a damaged entry is discarded with a note)."""
-    from slim.infra.graph_store import unpack
-
+def read_entry(key: str) -> tuple[dict[str, NDArray[Any]], bytes, dict[str, Any]] | None:
+    """(arrays, metadata, manifest) of a checked entry; None when there is none or it was
+    damaged (then discarded with a note)."""
     entry = _graphs() / key
     if not (entry / "manifest.json").exists():
         return None
     try:
         manifest = _manifest(entry)
-        arrays = _arrays(entry, manifest)
-        meta = (entry / "meta.msgpack").read_bytes()
-        return unpack(arrays, meta, manifest["nodes"], manifest["edges"])
+        return _arrays(entry, manifest), (entry / "meta.msgpack").read_bytes(), manifest
     except DamagedEntryError as exc:
         _discard(entry, str(exc))
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+    except OSError as exc:
         _discard(entry, f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def load(key: str) -> BuildGraph | None:
+    """The cached graph for `key`, or None (a damaged entry is discarded with a note)."""
+    from slim.infra.graph_store import unpack
+
+    got = read_entry(key)
+    if got is None:
+        return None
+    arrays, meta, manifest = got
+    try:
+        return unpack(arrays, meta, manifest["nodes"], manifest["edges"])
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
     return None
 
 
@@ -294,4 +312,36 @@ def load_closure_graph(
         fmt = detect(path, "graph").name
     if fmt != FORMAT:
         return None
-    return load_closure(path, labels)
+    index_key = f"{cache_key([path], fmt)}-lines"
+    return load_closure(
+        path,
+        labels,
+        cached_index=(lambda: _load_index(index_key)) if use_cache else None,
+        keep_index=(lambda index: _save_index(index_key, index)) if use_cache else None,
+    )
+
+
+def _load_index(key: str) -> KeyIndex | None:
+    from slim.model.columns import KeyIndex
+
+    got = read_entry(key)
+    if got is None:
+        return None
+    arrays, _, _ = got
+    try:
+        return KeyIndex.unpack(arrays)
+    except (ValueError, KeyError) as exc:
+        _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def _save_index(key: str, index: dict[bytes, int]) -> None:
+    """Keep an export's line index, so the next closure query on it skips the scan."""
+    from slim.model.columns import KeyIndex
+
+    with writer_lock(key) as locked:
+        if locked:
+            try:
+                write_entry(key, KeyIndex.pack(index), b"", {"lines": len(index)})
+            except OSError as exc:
+                _note(f"could not write the graph cache ({exc.strerror or exc})")

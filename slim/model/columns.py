@@ -243,6 +243,58 @@ class LabelColumn(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]
 
 
+class KeyIndex:
+    """bytes key -> int value over a blob of keys, their offsets, a sorted crc32 index and
+    the values (a saved dict; looked up without decoding the rest)."""
+
+    def __init__(self, arrays: Mapping[str, NDArray[Any]]) -> None:
+        self._blob, self._off = arrays["blob"], arrays["offsets"]
+        self._hashes, self._order, self._values = (
+            arrays["hashes"],
+            arrays["order"],
+            arrays["values"],
+        )
+
+    @staticmethod
+    def pack(index: Mapping[bytes, int]) -> dict[str, NDArray[Any]]:
+        keys = list(index)
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, keys), np.int64, len(keys)), out=offsets[1:])
+        hashes = np.fromiter(map(zlib.crc32, keys), dtype=np.uint32, count=len(keys))
+        order = np.argsort(hashes, kind="stable").astype(np.int64)
+        return {
+            "blob": np.frombuffer(b"".join(keys), dtype=np.uint8),
+            "offsets": offsets,
+            "hashes": hashes[order],
+            "order": order,
+            "values": np.fromiter(index.values(), dtype=np.int64, count=len(keys)),
+        }
+
+    @staticmethod
+    def unpack(arrays: Mapping[str, NDArray[Any]]) -> KeyIndex:
+        n = len(arrays["values"])
+        if not (
+            len(arrays["offsets"]) == n + 1 and len(arrays["hashes"]) == len(arrays["order"]) == n
+        ):
+            raise ValueError("key index arrays do not fit together")
+        if n and int(arrays["offsets"][-1]) != len(arrays["blob"]):
+            raise ValueError("key index offsets do not span the blob")
+        return KeyIndex(arrays)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, key: bytes) -> int | None:
+        h = zlib.crc32(key)
+        lo = int(np.searchsorted(self._hashes, h, side="left"))
+        hi = int(np.searchsorted(self._hashes, h, side="right"))
+        for pos in range(lo, hi):
+            i = int(self._order[pos])
+            if bytes(self._blob[int(self._off[i]) : int(self._off[i + 1])]) == key:
+                return int(self._values[i])
+        return None
+
+
 class CodeColumn(Sequence[str]):
     """id -> one of a few strings (rule kinds): a table and a code per id."""
 

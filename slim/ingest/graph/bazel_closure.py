@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from slim.errors import InputError
 from slim.ingest._io import GZIP_MAGIC
@@ -193,10 +193,17 @@ def _read_line(fd: int, offset: int, path: Path) -> bytes:
     )
 
 
+class LineIndex(Protocol):
+    """name -> line offset (a dict from the scan, or a cached index)."""
+
+    def get(self, key: bytes, /) -> int | None: ...
+    def __len__(self) -> int: ...
+
+
 class _Closure:
     """Breadth-first reading of the closure lines into one builder."""
 
-    def __init__(self, path: Path, fd: int, index: dict[bytes, int], limit: int) -> None:
+    def __init__(self, path: Path, fd: int, index: LineIndex, limit: int) -> None:
         self.path, self.fd, self.index, self.limit = path, fd, index, limit
         self.b = GraphBuilder()
 
@@ -210,11 +217,16 @@ class _Closure:
             line = _line_number(self.path, offset)
             raise InputError(exc.path, exc.expected, exc.found, line=line) from None
 
+    def _offsets(self, labels: list[str]) -> set[int]:
+        get = self.index.get
+        found = (get(k) for k in map(str.encode, labels))
+        return {x for x in found if x is not None}
+
     def run(self, roots: Sequence[str]) -> GraphBuilder | None:
-        b, index = self.b, self.index
+        b = self.b
         for root in roots:
             label = normalize_label(root)
-            if label.encode() not in index:
+            if self.index.get(label.encode()) is None:
                 return None
             b.intern(label)
         done = 0
@@ -222,7 +234,7 @@ class _Closure:
         while done < len(b):
             new = b.labels_since(done)
             done = len(b)
-            offsets = {index[k] for k in map(str.encode, new) if k in index} - decoded
+            offsets = self._offsets(new) - decoded
             if len(decoded) + len(offsets) > self.limit:
                 return None
             for offset in sorted(offsets):
@@ -240,18 +252,37 @@ def closure_limit(lines: int) -> int:
     return max(MIN_LIMIT, lines // 20)
 
 
-def load_closure(path: Path, roots: Sequence[str]) -> BuildGraph | None:
-    """The graph of `roots`' closure, or None (the caller parses the whole file)."""
+def _scan(path: Path) -> dict[bytes, int] | None:
     with path.open("rb") as f:
         if f.read(2) == GZIP_MAGIC or path.stat().st_size == 0:
             return None
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     try:
-        index = index_lines(mm)
+        return index_lines(mm)
     finally:
         mm.close()
+
+
+def load_closure(
+    path: Path,
+    roots: Sequence[str],
+    *,
+    cached_index: Callable[[], LineIndex | None] | None = None,
+    keep_index: Callable[[dict[bytes, int]], None] | None = None,
+) -> BuildGraph | None:
+    """The graph of `roots`' closure, or None (the caller parses the whole file).
+
+    `cached_index` gives a line index kept from an earlier scan of this very file (the
+    caller keys it by content); `keep_index` is handed a fresh scan's index to keep.
+    """
+    index: LineIndex | None = cached_index() if cached_index is not None else None
     if index is None:
-        return None
+        scanned = _scan(path)
+        if scanned is None:
+            return None
+        if keep_index is not None:
+            keep_index(scanned)
+        index = scanned
     with path.open("rb") as f:
         b = _Closure(path, f.fileno(), index, closure_limit(len(index))).run(roots)
     if b is None:

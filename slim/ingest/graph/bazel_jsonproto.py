@@ -34,6 +34,8 @@ DICT_TYPES = frozenset({"LABEL_DICT_UNARY", "LABEL_KEYED_STRING_DICT", "LABEL_LI
 KEPT_STRING_LISTS = frozenset({"tags", "imports", "linkopts", "includes", "copts"})
 KEPT_BOOLEANS = frozenset({"testonly", "alwayslink", "linkstatic", "linkshared"})
 KEPT_STRINGS = frozenset({"base_module", "main", "strip_import_prefix", "import_prefix"})
+_EDGE_TYPES = LABEL_TYPES | {"SELECTOR_LIST"}
+_KEPT_SCALARS = KEPT_BOOLEANS | KEPT_STRINGS
 
 
 class SelectorEntry(msgspec.Struct, rename="camel"):
@@ -298,7 +300,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
                     parts.edge(a.string_list_value, kind)
             else:
                 parts.listed(a)
-        elif _has_value(a):
+        elif (a.type in _EDGE_TYPES or a.name in _KEPT_SCALARS) and _has_value(a):
             parts.valued(a)
     parts.implicit_rest(bool(r.attribute))
     i = b.add_target(

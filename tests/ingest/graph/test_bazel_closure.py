@@ -93,7 +93,7 @@ def test_two_roots_give_the_union_of_their_closures(tmp_path: Path) -> None:
     full = load_graph([path])
     roots = [
         "//app/bin0:bin0",
-        "//lib/l1/p0:t0" if full.lookup("//lib/l1/p0:t0") else "//base/hub0:hub0",
+        "//lib/l1/p0:t2" if full.lookup("//lib/l1/p0:t2") else "//base/hub0:hub0",
     ]
     g = load_closure(path, roots)
     assert g is not None
@@ -251,3 +251,34 @@ def test_index_in_two_processes_equals_one(small: Path, monkeypatch: pytest.Monk
     lines = _lines(small)
     small.write_text("".join(lines) + lines[0])  # a name of the first half, again at the end
     assert index() is None
+
+
+def test_line_index_is_kept_and_reused_by_the_next_closure_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import slim.ingest.graph.bazel_closure as bc
+    from slim.infra.cache import load_closure_graph
+
+    path = tmp_path / "g.ndjson"
+    generate_large.generate(path, targets=300, avg_deps=2.7, seed=5)
+    scans: list[Path] = []
+    real = bc._scan
+
+    def counting(p: Path) -> dict[bytes, int] | None:
+        scans.append(p)
+        return real(p)
+
+    monkeypatch.setattr(bc, "_scan", counting)
+    first = load_closure_graph(path, None, ["//app/bin0:bin0"], use_cache=True)
+    second = load_closure_graph(path, None, ["//lib/l1/p0:t2"], use_cache=True)
+    third = load_closure_graph(path, None, ["//app/bin0:bin0"], use_cache=True)
+    assert len(scans) == 1
+    assert first is not None
+    assert second is not None
+    assert third is not None
+    assert graph_to_canonical(first) == graph_to_canonical(third)
+    full = load_graph([path])
+    assert graph_to_canonical(second)["targets"] == _restricted(full, ["//lib/l1/p0:t2"])
+    path.write_text(path.read_text().replace("//lib/l1/p0:t2", "//lib/l1/p0:tY"))
+    assert load_closure_graph(path, None, ["//lib/l1/p0:tY"], use_cache=True) is not None
+    assert len(scans) == 2  # an edited export is scanned again
