@@ -711,9 +711,11 @@ class BuildGraph:
         *,
         reverse: bool = False,
         cut: NDArray[np.int64] | None = None,
+        allowed: NDArray[np.bool_] | None = None,
     ) -> NDArray[np.int64]:
         """Edge count from the nearest of `sources` for every target (-1: unreached), one
-        vectorized step per level; `cut` holds `src * n + dst` keys of edges to ignore."""
+        vectorized step per level; `cut` holds `src * n + dst` keys of edges to ignore,
+        `allowed` the only targets the search may enter."""
         n = len(self.labels)
         table = _kind_table(kinds)
         dist = np.full(n, -1, dtype=np.int64)
@@ -726,6 +728,8 @@ class BuildGraph:
             if cut is not None and len(cut) and len(eids):
                 keys = self.edge_src[eids].astype(np.int64) * n + self.edge_dst[eids]
                 ends = ends[~np.isin(keys, cut)]
+            if allowed is not None:
+                ends = ends[allowed[ends]]
             ends = np.unique(ends)
             frontier = ends[dist[ends] < 0]
             dist[frontier] = level
@@ -844,7 +848,9 @@ class BuildGraph:
         total = int(down[dest])
         if total < 0:
             return []
-        up = self.bfs_distances(dest, kinds, reverse=True)
+        # Every node of a path from source to dest is reachable from source: the search
+        # back from dest stays inside that closure (a hub's dependents can be the graph).
+        up = self._bfs([dest], kinds, reverse=True, allowed=down >= 0)
         nodes = np.flatnonzero((down >= 0) & (up >= 0) & (down + up == total))
         on_path = np.zeros(len(self.labels), dtype=bool)
         on_path[nodes] = True
