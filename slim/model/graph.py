@@ -851,7 +851,8 @@ class BuildGraph:
         # Every node of a path from source to dest is reachable from source: the search
         # back from dest stays inside that closure (a hub's dependents can be the graph).
         up = self._bfs([dest], kinds, reverse=True, allowed=down >= 0)
-        nodes = np.flatnonzero((down >= 0) & (up >= 0) & (down + up == total))
+        reached = np.flatnonzero(up >= 0)
+        nodes = reached[down[reached] + up[reached] == total]
         on_path = np.zeros(len(self.labels), dtype=bool)
         on_path[nodes] = True
         table = _kind_table(kinds)
