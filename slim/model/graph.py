@@ -814,6 +814,31 @@ class BuildGraph:
                     g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
         return g
 
+    def _back_within(
+        self, nodes: NDArray[np.int64], dest: int, kinds: frozenset[EdgeKind]
+    ) -> NDArray[np.int64]:
+        """Edge count from each of `nodes` to `dest` (-1: none) over the edges among
+        `nodes`, which must be closed under successors (a closure)."""
+        ptr = self.indptr
+        counts = (ptr[nodes + 1] - ptr[nodes]).astype(np.int64)
+        eids = self.edge_ids_of(nodes)
+        src = np.repeat(nodes, counts)
+        keep = _kind_table(kinds)[self.edge_kind[eids]]
+        src, dst = src[keep], self.edge_dst[eids[keep]].astype(np.int64)
+        up = np.full(len(self.labels), -1, dtype=np.int64)
+        up[dest] = 0
+        level = 0
+        frontier = np.zeros(len(self.labels), dtype=bool)
+        frontier[dest] = True
+        while True:
+            level += 1
+            new = np.unique(src[frontier[dst] & (up[src] < 0)])
+            if not len(new):
+                return up
+            frontier[:] = False
+            frontier[new] = True
+            up[new] = level
+
     def bfs_distances(
         self, source: int, kinds: frozenset[EdgeKind] = BUILD_KINDS, *, reverse: bool = False
     ) -> NDArray[np.int64]:
@@ -849,8 +874,9 @@ class BuildGraph:
         if total < 0:
             return []
         # Every node of a path from source to dest is reachable from source: the search
-        # back from dest stays inside that closure (a hub's dependents can be the graph).
-        up = self._bfs([dest], kinds, reverse=True, allowed=down >= 0)
+        # back from dest runs on that closure's own edges (a hub's dependents, which the
+        # reverse adjacency would list, can be most of the graph).
+        up = self._back_within(np.flatnonzero(down >= 0), dest, kinds)
         reached = np.flatnonzero(up >= 0)
         nodes = reached[down[reached] + up[reached] == total]
         on_path = np.zeros(len(self.labels), dtype=bool)
