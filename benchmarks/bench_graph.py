@@ -119,7 +119,8 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]
     """Wall time, peak RSS (KiB, every process of the command summed, sampled every
     20 ms), CPU time and output of `cmd` run in a fresh process group; `outlived` says
     whether any process of the group was still alive when the command exited."""
-    return measure_together([cmd], env)[0]
+    res: dict[str, Any] = measure_together([cmd], env)[0]
+    return res
 
 
 def measure_together(cmds: list[list[str]], env: dict[str, str] | None = None) -> list[Any]:
@@ -225,17 +226,17 @@ def _rss_row(case: str, r: dict[str, Any], limit_mib: int) -> dict[str, Any]:
     }
 
 
-def _floors(path: Path) -> tuple[str, float, float]:
-    """(decoder, line-decode floor, `python -c "import numpy"`), measured now."""
+def _floors(path: Path) -> tuple[str, float, float, float]:
+    """(decoder, line-decode floor, its CPU time, `python -c "import numpy"`), measured now."""
     try:
         import orjson  # noqa: F401
 
         decoder = "orjson"
     except ImportError:
         decoder = "json (orjson not installed)"
-    floor = measure([sys.executable, "-c", _ORJSON_FLOOR, str(path)])["wall"]
+    floor = measure([sys.executable, "-c", _ORJSON_FLOOR, str(path)])
     numpy_s = min(measure([sys.executable, "-c", "import numpy"])["wall"] for _ in range(5))
-    return decoder, floor, numpy_s
+    return decoder, floor["wall"], floor["cpu"], numpy_s
 
 
 def _cold_rows(
@@ -399,14 +400,14 @@ def run(quick: bool, workdir: Path) -> list[dict[str, Any]]:
         return _slim_cmd(*args[:1], "--config", str(cfg), "--graph", str(path), *args[1:])
 
     wc = measure(["wc", "-l", str(path)])  # also warms the page cache
-    decoder, floor, numpy_s = _floors(path)
+    decoder, floor, floor_cpu, numpy_s = _floors(path)
     load = os.getloadavg()
     rows: list[dict[str, Any]] = [
         {
             "case": f"input ({size}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})",
             "measured": f"wc -l {_s(wc['wall'])}",
             "floor": f"{decoder} line-by-line decode",
-            "floor_measured": _s(floor),
+            "floor_measured": f"{_s(floor)} ({floor_cpu:.1f} s CPU)",
         }
     ]
     rows += _cold_rows(path, slim, env, decoder, floor)
