@@ -36,18 +36,41 @@ import json, os, subprocess, sys, time
 cmds, timeout = json.loads(sys.argv[1]), float(sys.argv[2])
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
-def tree_rss(groups):
-    # resident bytes of every process in each process group (a command and all it started)
-    out = dict.fromkeys(groups, 0)
+def tree_rss(roots, seen):
+    # resident bytes of each command's processes: its process group, and every
+    # descendant by parent links (a child that left the group with setsid included);
+    # `seen` collects each command's descendants across polls
+    info = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
             with open(f"/proc/{d}/stat") as f:
-                pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
-            if pgrp in out:
-                with open(f"/proc/{d}/statm") as f:
-                    out[pgrp] += int(f.read().split()[1]) * PAGE
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
+                continue
+            info[int(d)] = (int(fields[1]), int(fields[2]))
+        except (OSError, ValueError, IndexError):
+            pass
+    out = dict.fromkeys(roots, 0)
+    for pid, (ppid, pgrp) in info.items():
+        owner = pgrp if pgrp in out else None
+        p, hops = ppid, 0
+        while owner is None and p in info and hops < 64:
+            owner = p if p in out else None
+            p, hops = info[p][0], hops + 1
+        if owner is None and pid in out:
+            owner = pid
+        if owner is None:
+            for r in roots:
+                if pid in seen.setdefault(r, set()):
+                    owner = r
+        if owner is None:
+            continue
+        seen.setdefault(owner, set()).add(pid)
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                out[owner] += int(f.read().split()[1]) * PAGE
         except (OSError, ValueError, IndexError):
             pass
     return out
@@ -67,6 +90,7 @@ peak = {p.pid: 0 for p in procs}
 walls = {}
 usage = {}
 left = {}
+seen = {}
 while len(walls) < len(procs):
     for p in procs:
         if p.pid in walls:
@@ -78,9 +102,9 @@ while len(walls) < len(procs):
             usage[p.pid] = (ru.ru_utime + ru.ru_stime, ru.ru_maxrss, rc)
             p.returncode = usage[p.pid][2]
             time.sleep(0.05)
-            left[p.pid] = tree_rss([p.pid])[p.pid] > 0
+            left[p.pid] = tree_rss([p.pid], seen)[p.pid] > 0
     live = [p.pid for p in procs if p.pid not in walls]
-    for g, v in tree_rss(live).items():
+    for g, v in tree_rss(live, seen).items():
         peak[g] = max(peak[g], v)
     if time.perf_counter() - t0 > timeout:
         for p in procs:
