@@ -91,6 +91,8 @@ class Session:
         self._checked = False
         self._history: ChangeHistory | NoHistory | None = None
         self.specs: list[AnalyzerSpec] | None = None
+        self.closure_route = True
+        """Whether a graph-only query may read just its roots' closure (see `_try_closure`)."""
         """Analyzers to run instead of the registered ones (a cleanup job's chosen set)."""
 
     # -- checks -----------------------------------------------------------------------------
@@ -154,8 +156,36 @@ class Session:
                 self.graph_paths,
                 self.graph_format,
                 use_cache=self.request.use_cache,
-                background=True,
             )
+
+    def _try_closure(self, labels: Sequence[str]) -> None:
+        """Read only `labels`' closure when that gives the same answer as the whole graph:
+        nothing but the graph is judged (no evidence files, no workspace), one
+        streamed_jsonproto export, no parsed-graph cache entry to load instead."""
+        if "graph" in self.__dict__ or not self.closure_route or not self._graph_only(labels):
+            return
+        from slim.infra.cache import load_closure_graph
+        from slim.infra.progress import size_text
+
+        path = self.graph_paths[0]
+        size = size_text(path.stat().st_size) if path.is_file() else "?"
+        with self.progress.step(f"reading the closure of {', '.join(labels)} ({size})"):
+            g = load_closure_graph(
+                path, self.graph_format, labels, use_cache=self.request.use_cache
+            )
+        if g is not None and (not g.closure_of or all(g.lookup(x) is not None for x in labels)):
+            self.__dict__["graph"] = g
+
+    def _graph_only(self, labels: Sequence[str]) -> bool:
+        if len(self.graph_paths) != 1 or not labels:
+            return False
+        if any(lab.endswith("...") or not lab.startswith("//") for lab in labels):
+            return False
+        req, cfg = self.request, self.config
+        for lab in labels:
+            if self._files(lab) or req.workspace or cfg.for_target(lab).workspace:
+                return False
+        return cfg.workspace is None
 
     @cached_property
     def progress(self) -> Progress:
@@ -165,6 +195,7 @@ class Session:
 
     def root_ids(self, labels: Sequence[str]) -> list[int]:
         """Graph ids of `labels`; an unknown label is a usage error with a "did you mean"."""
+        self._try_closure(labels)
         ids = []
         for lab in labels:
             i = self.graph.lookup(lab)

@@ -1,25 +1,45 @@
-"""Parsed-graph cache: a second query on the same export loads arrays, not JSON.
+"""Parsed-graph cache: a later query memory-maps arrays instead of parsing the export.
 
-Keyed by each input's resolved path, size and mtime plus slim's version and the format
-requested, so an edited export is re-read. Entries are numpy arrays plus a msgpack blob
-(no pickle: a cache file is data, never code).
+An entry is a directory of `.npy` arrays (forward and reverse CSR, a label blob with
+offsets and a hash index, kind codes, packed locations, srcs, tags and attributes) plus a
+small msgpack blob and a manifest; a query maps the arrays and decodes only the targets
+it touches. No pickle: a cache entry is data, never code.
+
+The key is slim's version and code stamp, the format asked for, and each input's content
+stamp: resolved path, size, mtime and a BLAKE2 hash of sampled blocks (the whole file
+below 1 MiB), so a same-size edit with a restored mtime is still seen. An entry is checked
+before use (the manifest's checksum, each file's size and sampled checksum, array shapes
+and the CSR invariants); a damaged one is discarded with a one-line note on stderr and
+rebuilt. Writers hold a per-key lock, so concurrent cold queries parse once; temporary
+directories of writers that died are removed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
-from collections.abc import Sequence
+import shutil
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from slim import __version__
-from slim.model.graph import BuildGraph, Location
 
-_FORMAT_VERSION = "2"
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from slim.model.columns import KeyIndex
+    from slim.model.graph import BuildGraph
+
+_FORMAT_VERSION = "3"
+SAMPLE_BLOCK = 64 << 10
+SAMPLES = 16
+WHOLE_BELOW = 1 << 20
 
 
 def cache_dir() -> Path:
@@ -32,163 +52,296 @@ def cache_dir() -> Path:
 
 def _code_stamp() -> str:
     """The readers' and the model's source stamps: an upgraded slim never reads a stale entry."""
-    here = Path(__file__).parent
-    files = sorted([*(here / "ingest").glob("*.py"), *(here / "model").glob("*.py")])
+    here = Path(__file__).parent.parent
+    files = sorted([*(here / "ingest").rglob("*.py"), *(here / "model").glob("*.py")])
     return ",".join(f"{f.name}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files)
+
+
+def sample_hash(path: Path, size: int, block: int = SAMPLE_BLOCK) -> str:
+    """BLAKE2 of the whole file below 1 MiB, else of 16 evenly spaced blocks (first and
+    last included) and the size."""
+    h = hashlib.blake2b(str(size).encode(), digest_size=16)
+    with path.open("rb") as f:
+        if size <= WHOLE_BELOW:
+            h.update(f.read())
+            return h.hexdigest()
+        for k in range(SAMPLES):
+            f.seek((size - block) * k // (SAMPLES - 1))
+            h.update(f.read(block))
+    return h.hexdigest()
+
+
+def input_stamp(path: Path) -> str:
+    """What identifies an input's content: path, size, mtime and sampled hash (every file
+    of a directory, such as CMake's reply)."""
+    rp = path.resolve()
+    files = sorted(p for p in rp.rglob("*") if p.is_file()) if rp.is_dir() else [rp]
+    parts = [str(rp)]
+    for f in files:
+        st = f.stat()
+        rel = f.relative_to(rp).as_posix() if f != rp else ""
+        parts.append(f"{rel}|{st.st_size}|{st.st_mtime_ns}|{sample_hash(f, st.st_size)}")
+    return "\n".join(parts)
 
 
 def cache_key(paths: Sequence[Path], fmt: str | None) -> str:
     h = hashlib.sha256(f"{_FORMAT_VERSION}|{__version__}|{fmt}|{_code_stamp()}".encode())
     for p in paths:
-        rp = p.resolve()
-        st = rp.stat()
-        stamp = st.st_mtime_ns
-        if rp.is_dir():
-            stamp = max([stamp] + [c.stat().st_mtime_ns for c in rp.rglob("*")])
-        h.update(f"|{rp}|{st.st_size}|{stamp}".encode())
+        h.update(f"|{input_stamp(p)}".encode())
     return h.hexdigest()[:32]
 
 
-def _loc(loc: Location) -> list[object]:
-    return [loc.path, loc.line, loc.offset]
+def _graphs() -> Path:
+    return cache_dir() / "graphs"
 
 
+def _note(text: str) -> None:
+    sys.stderr.write(f"slim: note: {text}\n")
+
+
+# -- writing ----------------------------------------------------------------------------
 def save(graph: BuildGraph, key: str) -> None:
-    """Columns as numpy arrays (labels and strings as one blob each), the rest msgpack."""
-    import msgspec
+    """Write the graph's entry (see `write_entry`)."""
+    from slim.infra.graph_store import pack
 
-    from slim.model.columns import SEP, LocationColumn, StringsColumn
+    arrays, meta = pack(graph)
+    write_entry(key, arrays, meta, {"nodes": len(graph), "edges": graph.edge_count})
 
-    kind_table = sorted(set(graph.kinds))
-    kind_pos = {k: i for i, k in enumerate(kind_table)}
-    locs = LocationColumn.pack(graph.locations)
-    srcs = StringsColumn.pack(graph.srcs)
-    tags = StringsColumn.pack(graph.tags)
-    meta: dict[str, Any] = {
-        "kind_table": kind_table,
-        "location_paths": locs["paths"],
-        "attrs": graph.attrs,
-        "configurations": graph.configurations,
-        "edge_locations": [[a, b, *_loc(loc)] for (a, b), loc in graph.edge_locations.items()],
-        "artifacts": graph.artifacts,
-        "formats": graph.formats,
-        "notes": graph.notes,
-    }
-    arrays: dict[str, Any] = {
-        "src": graph.edge_src,
-        "indptr": graph.indptr,
-        "dst": graph.edge_dst,
-        "kind": graph.edge_kind,
-        "labels": np.frombuffer(SEP.join(graph.labels).encode(), dtype=np.uint8),
-        "kinds": np.array([kind_pos[k] for k in graph.kinds], dtype=np.int32),
-        "meta": np.frombuffer(msgspec.msgpack.encode(meta), dtype=np.uint8),
-    }
-    arrays.update({f"loc_{k}": v for k, v in locs.items() if k != "paths"})
-    arrays.update({f"srcs_{k}": v for k, v in srcs.items()})
-    arrays.update({f"tags_{k}": v for k, v in tags.items()})
-    d = cache_dir() / "graphs"
+
+def write_entry(
+    key: str, arrays: dict[str, NDArray[Any]], meta: bytes, info: dict[str, Any]
+) -> None:
+    """Write an entry into a private temporary directory, then rename it into place."""
+    d = _graphs()
     d.mkdir(parents=True, exist_ok=True)
-    tmp = d / f".{key}.{os.getpid()}.tmp"
-    with tmp.open("wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, d / f"{key}.npz")
+    tmp = d / f".tmp-{key}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        files: dict[str, Any] = {}
+        for name, arr in arrays.items():
+            np.save(tmp / f"{name}.npy", arr, allow_pickle=False)
+            files[f"{name}.npy"] = _file_record(tmp / f"{name}.npy")
+        (tmp / "meta.msgpack").write_bytes(meta)
+        files["meta.msgpack"] = _file_record(tmp / "meta.msgpack")
+        body = json.dumps({"key": key, **info, "files": files})
+        digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
+        (tmp / "manifest.json").write_text(json.dumps({"body": body, "blake2b": digest}))
+        final = d / key
+        if final.exists():
+            shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
-def _tuple(v: object) -> object:
-    return tuple(v) if isinstance(v, list) else v
+def _file_record(path: Path) -> dict[str, Any]:
+    size = path.stat().st_size
+    return {"size": size, "sample": sample_hash(path, size, 4096)}
+
+
+# -- reading ----------------------------------------------------------------------------
+class DamagedEntryError(Exception):
+    """A cache entry that fails its checks (it is discarded and rebuilt)."""
+
+
+def _manifest(entry: Path) -> dict[str, Any]:
+    try:
+        outer = json.loads((entry / "manifest.json").read_text())
+        body = outer["body"]
+        ok = hashlib.blake2b(body.encode(), digest_size=16).hexdigest() == outer["blake2b"]
+        manifest: dict[str, Any] = json.loads(body)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DamagedEntryError(f"unreadable manifest ({type(exc).__name__})") from None
+    if not ok:
+        raise DamagedEntryError("manifest checksum mismatch")
+    for name, rec in manifest["files"].items():
+        path = entry / name
+        try:
+            size = path.stat().st_size
+        except OSError:
+            raise DamagedEntryError(f"{name} is missing") from None
+        if size != rec["size"]:
+            raise DamagedEntryError(f"{name} has {size} bytes, expected {rec['size']}")
+        if sample_hash(path, size, 4096) != rec["sample"]:
+            raise DamagedEntryError(f"{name} checksum mismatch")
+    return manifest
+
+
+def _arrays(entry: Path, manifest: dict[str, Any]) -> dict[str, NDArray[Any]]:
+    out = {}
+    for name in manifest["files"]:
+        if name.endswith(".npy"):
+            try:
+                arr = np.load(entry / name, mmap_mode="r", allow_pickle=False)
+                out[name[:-4]] = arr.view(np.ndarray)  # same pages, plain indexing
+            except (OSError, ValueError) as exc:
+                raise DamagedEntryError(f"{name}: {exc}") from None
+    return out
+
+
+def read_entry(key: str) -> tuple[dict[str, NDArray[Any]], bytes, dict[str, Any]] | None:
+    """(arrays, metadata, manifest) of a checked entry; None when there is none or it was
+    damaged (then discarded with a note)."""
+    entry = _graphs() / key
+    if not (entry / "manifest.json").exists():
+        return None
+    try:
+        manifest = _manifest(entry)
+        return _arrays(entry, manifest), (entry / "meta.msgpack").read_bytes(), manifest
+    except DamagedEntryError as exc:
+        _discard(entry, str(exc))
+    except OSError as exc:
+        _discard(entry, f"{type(exc).__name__}: {exc}")
+    return None
 
 
 def load(key: str) -> BuildGraph | None:
-    """The cached graph for `key`, or None (a damaged entry is ignored and rebuilt)."""
-    import msgspec
+    """The cached graph for `key`, or None (a damaged entry is discarded with a note)."""
+    from slim.infra.graph_store import unpack
 
-    from slim.model.columns import SEP, LocationColumn, StringsColumn
-
-    path = cache_dir() / "graphs" / f"{key}.npz"
-    if not path.exists():
+    got = read_entry(key)
+    if got is None:
         return None
+    arrays, meta, manifest = got
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = msgspec.msgpack.decode(z["meta"].tobytes())
-            cols = {name: z[name] for name in z.files}
-        text = cols["labels"].tobytes().decode()
-        labels = text.split(SEP) if text else []
-        table = meta["kind_table"]
-        kinds = [table[i] for i in cols["kinds"].tolist()]
-        sub = {k[4:]: v for k, v in cols.items() if k.startswith("loc_")}
-        locations = LocationColumn.unpack({**sub, "paths": meta["location_paths"]})
-        srcs = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("srcs_")})
-        tags = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("tags_")})
-        return BuildGraph(
-            labels=labels,
-            kinds=kinds,
-            locations=locations,
-            srcs=srcs,
-            tags=tags,
-            attrs={k: {a: _tuple(x) for a, x in v.items()} for k, v in meta["attrs"].items()},  # type: ignore[misc]
-            configurations={k: tuple(v) for k, v in meta["configurations"].items()},
-            edge_src=cols["src"],
-            edge_dst=cols["dst"],
-            edge_kind=cols["kind"],
-            edge_locations={(e[0], e[1]): Location(*e[2:]) for e in meta["edge_locations"]},
-            artifacts=meta["artifacts"],
-            formats=tuple(meta["formats"]),
-            notes=tuple(meta["notes"]),
-            indptr=cols["indptr"],
-        )
-    except (
-        OSError,
-        ValueError,
-        KeyError,
-        TypeError,
-        IndexError,
-        UnicodeDecodeError,
-        msgspec.DecodeError,
-    ):
-        return None
+        return unpack(arrays, meta, manifest["nodes"], manifest["edges"])
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
+    return None
 
 
-#: Graphs this large are written to the cache by a forked child while the parent goes on.
-BACKGROUND_SAVE_EDGES = 2_000_000
+def _discard(entry: Path, why: str) -> None:
+    _note(f"discarded the damaged cache entry {entry} ({why}); rebuilding it")
+    with contextlib.suppress(OSError):
+        shutil.rmtree(entry)
 
 
+# -- locking and stale temporaries -------------------------------------------------------
+@contextlib.contextmanager
+def writer_lock(key: str) -> Iterator[bool]:
+    """Hold the key's lock (True), waiting for a concurrent writer; False when the cache
+    directory cannot be written (the query then runs without the cache)."""
+    try:
+        d = _graphs()
+        d.mkdir(parents=True, exist_ok=True)
+        fd = os.open(d / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield False
+        return
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _clean_stale(d, key)
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _clean_stale(d: Path, key: str) -> None:
+    """Temporaries of this key (its lock is ours, so their writer died) and of any key
+    whose writer process is gone."""
+    for tmp in d.glob(".tmp-*"):
+        _, _, rest = tmp.name.partition("-")
+        tkey, _, pid = rest.rpartition("-")
+        if tkey == key or (pid.isdigit() and not _pid_alive(int(pid))):
+            with contextlib.suppress(OSError):
+                shutil.rmtree(tmp) if tmp.is_dir() else tmp.unlink()
+    for old in d.glob(".*.tmp"):  # format 2 (npz) temporaries
+        pid = old.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+
+# -- the two ways a query gets its graph ---------------------------------------------------
 def load_graph_cached(
     paths: Sequence[Path], fmt: str | None, *, use_cache: bool, background: bool = False
 ) -> BuildGraph:
-    """Load graph exports, through the cache when `use_cache`.
-
-    With `background`, a large graph is saved by a forked child (the entry appears
-    atomically when it is complete), so the first query does not wait for the write.
-    """
+    """Load graph exports, through the cache when `use_cache` (parsed once under the
+    key's lock; written before the command goes on, so no process outlives it).
+    `background` is accepted for callers of the old API and ignored."""
     from slim.ingest import load_graph
 
     if not use_cache:
         return load_graph(paths, fmt)
     key = cache_key(paths, fmt)
     graph = load(key)
-    if graph is None:
-        graph = load_graph(paths, fmt)
-        if background and graph.edge_count >= BACKGROUND_SAVE_EDGES and hasattr(os, "fork"):
-            _save_in_child(graph, key)
-        else:
-            with contextlib.suppress(OSError):
-                save(graph, key)
+    if graph is not None:
+        return graph
+    with writer_lock(key) as locked:
+        graph = load(key) if locked else None
+        if graph is None:
+            graph = load_graph(paths, fmt)
+            if locked:
+                try:
+                    save(graph, key)
+                except OSError as exc:
+                    _note(f"could not write the graph cache ({exc.strerror or exc})")
     return graph
 
 
-def _save_in_child(graph: BuildGraph, key: str) -> None:
+def load_closure_graph(
+    path: Path, fmt: str | None, labels: Sequence[str], *, use_cache: bool
+) -> BuildGraph | None:
+    """A graph-only query's graph: the cached whole graph when there is one, else the
+    closure of `labels` read from a streamed_jsonproto export; None: parse it all."""
+    from slim.ingest.graph.bazel_closure import FORMAT, load_closure
+
+    if not path.is_file():
+        return None
+    if use_cache:
+        graph = load(cache_key([path], fmt))
+        if graph is not None:
+            return graph
+    if fmt is None:
+        from slim.ingest import detect
+
+        fmt = detect(path, "graph").name
+    if fmt != FORMAT:
+        return None
+    index_key = f"{cache_key([path], fmt)}-lines"
+    return load_closure(
+        path,
+        labels,
+        cached_index=(lambda: _load_index(index_key)) if use_cache else None,
+        keep_index=(lambda index: _save_index(index_key, index)) if use_cache else None,
+    )
+
+
+def _load_index(key: str) -> KeyIndex | None:
+    from slim.model.columns import KeyIndex
+
+    got = read_entry(key)
+    if got is None:
+        return None
+    arrays, _, _ = got
     try:
-        pid = os.fork()
-    except OSError:
-        with contextlib.suppress(OSError):
-            save(graph, key)
-        return
-    if pid == 0:  # pragma: no cover - the child, measured by the benchmark
-        code = 0
-        try:
-            os.setsid()
-            save(graph, key)
-        except BaseException:  # noqa: BLE001 - a cache write must never surface
-            code = 1
-        finally:
-            os._exit(code)
+        return KeyIndex.unpack(arrays)
+    except (ValueError, KeyError) as exc:
+        _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def _save_index(key: str, index: dict[bytes, int]) -> None:
+    """Keep an export's line index, so the next closure query on it skips the scan."""
+    from slim.model.columns import KeyIndex
+
+    with writer_lock(key) as locked:
+        if locked:
+            try:
+                write_entry(key, KeyIndex.pack(index), b"", {"lines": len(index)})
+            except OSError as exc:
+                _note(f"could not write the graph cache ({exc.strerror or exc})")

@@ -1,13 +1,15 @@
-"""Read-only mappings over packed columns: per-target metadata of a cached graph.
+"""Read-only sequences and mappings over packed columns: a cached graph's per-target data.
 
-A million `Location` objects or source tuples cost seconds to build; a cached graph keeps
-them as numpy arrays and a string table, and builds an entry only when it is asked for.
+A million labels, `Location` objects or source tuples cost seconds to build; a cached
+graph keeps them as (memory-mapped) numpy arrays and string blobs, and decodes an entry
+only when it is asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -17,6 +19,19 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 SEP = "\x00"
+_V = TypeVar("_V")
+
+
+def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
+    """(ids ascending, their values): a builder's dicts are mostly in id order already, so
+    this sorts only when they are not (and then by an index, never by the values)."""
+    ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
+    items = list(values.values())
+    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        items = [items[k] for k in order.tolist()]
+    return ids, items
 
 
 class LocationColumn(Mapping[int, Location]):
@@ -33,13 +48,14 @@ class LocationColumn(Mapping[int, Location]):
 
     @staticmethod
     def pack(locs: Mapping[int, Location]) -> dict[str, object]:
-        items = sorted(locs.items())
-        table: dict[str, int] = {}
-        idx = [table.setdefault(loc.path, len(table)) for _, loc in items]
+        ids, values = ordered(locs)
+        paths = [v.path for v in values]
+        table = {p: i for i, p in enumerate(dict.fromkeys(paths))}
+        lines = (-1 if v.line is None else v.line for v in values)
         return {
-            "ids": np.array([k for k, _ in items], dtype=np.int64),
-            "path_idx": np.array(idx, dtype=np.int64),
-            "lines": np.array([-1 if v.line is None else v.line for _, v in items], np.int64),
+            "ids": ids,
+            "path_idx": np.fromiter(map(table.__getitem__, paths), np.int64, len(paths)),
+            "lines": np.fromiter(lines, np.int64, len(values)),
             "paths": SEP.join(table),
         }
 
@@ -96,25 +112,23 @@ class LocationColumn(Mapping[int, Location]):
 class StringsColumn(Mapping[int, tuple[str, ...]]):
     """target id -> tuple of strings (srcs, tags), decoded from one blob on access."""
 
-    def __init__(self, ids: NDArray[np.int64], bounds: NDArray[np.int64], blob: bytes) -> None:
+    def __init__(
+        self, ids: NDArray[np.int64], bounds: NDArray[np.int64], blob: bytes | NDArray[np.uint8]
+    ) -> None:
         self._ids, self._bounds, self._blob = ids, bounds, blob
 
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
-        items = sorted(values.items())
-        parts = [SEP.join(v).encode() for _, v in items]
+        ids, items = ordered(values)
+        parts = [SEP.join(v).encode() for v in items]
         bounds = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=bounds[1:])
-        return {
-            "ids": np.array([k for k, _ in items], dtype=np.int64),
-            "bounds": bounds,
-            "blob": np.frombuffer(b"".join(parts), dtype=np.uint8),
-        }
+        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
+        return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
 
     @staticmethod
     def unpack(cols: Mapping[str, object]) -> StringsColumn:
         blob = cols["blob"]
-        data = blob.tobytes() if isinstance(blob, np.ndarray) else str(blob).encode()
+        data = blob if isinstance(blob, np.ndarray) else str(blob).encode()
         return StringsColumn(
             cols["ids"],  # type: ignore[arg-type]
             cols["bounds"],  # type: ignore[arg-type]
@@ -131,8 +145,226 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         pos = self._pos(key)
         if pos < 0:
             raise KeyError(key)
-        raw = self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])].decode()
+        raw = bytes(self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])]).decode()
         return tuple(raw.split(SEP))
+
+    def __contains__(self, key: object) -> bool:
+        return self._pos(key) >= 0
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids.tolist())
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def label_hash(label: str) -> int:
+    """The 32-bit hash a label column is indexed by (stable across processes)."""
+    return zlib.crc32(label.encode())
+
+
+class LabelColumn(Sequence[str]):
+    """id -> label from one blob and offsets; `find` answers from a sorted hash index, so
+    a query never builds the million-entry label -> id dict."""
+
+    def __init__(
+        self,
+        blob: NDArray[np.uint8],
+        offsets: NDArray[np.int64],
+        hashes: NDArray[np.uint32],
+        order: NDArray[np.int32],
+    ) -> None:
+        self._blob, self._off, self._hashes, self._order = blob, offsets, hashes, order
+        self._all: list[str] | None = None
+
+    @staticmethod
+    def pack(labels: Sequence[str]) -> dict[str, NDArray[Any]]:
+        parts = [lab.encode() for lab in labels]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) + 1 for p in parts], out=offsets[1:])
+        hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
+        order = np.argsort(hashes, kind="stable").astype(np.int32)
+        blob = np.frombuffer(SEP.encode().join(parts) + SEP.encode(), dtype=np.uint8)
+        return {"blob": blob, "offsets": offsets, "hashes": hashes[order], "order": order}
+
+    def __len__(self) -> int:
+        return len(self._off) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if self._all is not None:
+            return self._all[i]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return bytes(self._blob[int(self._off[i]) : int(self._off[i + 1]) - 1]).decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_list())
+
+    def as_list(self) -> list[str]:
+        """Every label, decoded once (whole-graph work)."""
+        if self._all is None:
+            text = bytes(self._blob[:-1]).decode() if len(self) else ""
+            self._all = text.split(SEP) if len(self) else []
+        return self._all
+
+    def find(self, label: str) -> int | None:
+        """The id of exactly `label`, None if absent."""
+        h = label_hash(label)
+        lo = int(np.searchsorted(self._hashes, h, side="left"))
+        hi = int(np.searchsorted(self._hashes, h, side="right"))
+        for pos in range(lo, hi):
+            i = int(self._order[pos])
+            if self[i] == label:
+                return i
+        return None
+
+    def index(self, label: str, start: int = 0, stop: int | None = None) -> int:
+        i = self.find(label)
+        if i is None or i < start or (stop is not None and i >= stop):
+            raise ValueError(f"{label!r} is not in the graph")
+        return i
+
+    def __contains__(self, label: object) -> bool:
+        return isinstance(label, str) and self.find(label) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LabelColumn | CodeColumn | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class KeyIndex:
+    """bytes key -> int value over a blob of keys, their offsets, a sorted crc32 index and
+    the values (a saved dict; looked up without decoding the rest)."""
+
+    def __init__(self, arrays: Mapping[str, NDArray[Any]]) -> None:
+        self._blob, self._off = arrays["blob"], arrays["offsets"]
+        self._hashes, self._order, self._values = (
+            arrays["hashes"],
+            arrays["order"],
+            arrays["values"],
+        )
+
+    @staticmethod
+    def pack(index: Mapping[bytes, int]) -> dict[str, NDArray[Any]]:
+        keys = list(index)
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, keys), np.int64, len(keys)), out=offsets[1:])
+        hashes = np.fromiter(map(zlib.crc32, keys), dtype=np.uint32, count=len(keys))
+        order = np.argsort(hashes, kind="stable").astype(np.int64)
+        return {
+            "blob": np.frombuffer(b"".join(keys), dtype=np.uint8),
+            "offsets": offsets,
+            "hashes": hashes[order],
+            "order": order,
+            "values": np.fromiter(index.values(), dtype=np.int64, count=len(keys)),
+        }
+
+    @staticmethod
+    def unpack(arrays: Mapping[str, NDArray[Any]]) -> KeyIndex:
+        n = len(arrays["values"])
+        if not (
+            len(arrays["offsets"]) == n + 1 and len(arrays["hashes"]) == len(arrays["order"]) == n
+        ):
+            raise ValueError("key index arrays do not fit together")
+        if n and int(arrays["offsets"][-1]) != len(arrays["blob"]):
+            raise ValueError("key index offsets do not span the blob")
+        return KeyIndex(arrays)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, key: bytes) -> int | None:
+        h = zlib.crc32(key)
+        lo = int(np.searchsorted(self._hashes, h, side="left"))
+        hi = int(np.searchsorted(self._hashes, h, side="right"))
+        for pos in range(lo, hi):
+            i = int(self._order[pos])
+            if bytes(self._blob[int(self._off[i]) : int(self._off[i + 1])]) == key:
+                return int(self._values[i])
+        return None
+
+
+class CodeColumn(Sequence[str]):
+    """id -> one of a few strings (rule kinds): a table and a code per id."""
+
+    def __init__(self, table: list[str], codes: NDArray[np.int32]) -> None:
+        self._table, self._codes = table, codes
+
+    @staticmethod
+    def pack(values: Sequence[str]) -> tuple[list[str], NDArray[np.int32]]:
+        table = sorted(set(values))
+        pos = {k: i for i, k in enumerate(table)}
+        return table, np.fromiter((pos[v] for v in values), dtype=np.int32, count=len(values))
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self._table[c] for c in self._codes[i].tolist()]
+        return self._table[int(self._codes[i])]
+
+    def __iter__(self) -> Iterator[str]:
+        table = self._table
+        return iter([table[c] for c in self._codes.tolist()])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LabelColumn | CodeColumn | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class MsgpackColumn(Mapping[int, Any]):
+    """target id -> a msgpack-encoded value (attributes), decoded on access."""
+
+    def __init__(self, ids: NDArray[np.int64], bounds: NDArray[np.int64], blob: NDArray[np.uint8]):
+        self._ids, self._bounds, self._blob = ids, bounds, blob
+
+    @staticmethod
+    def pack(values: Mapping[int, Any]) -> dict[str, NDArray[Any]]:
+        import msgspec
+
+        ids, items = ordered(values)
+        enc = msgspec.msgpack.Encoder()
+        parts = [enc.encode(v) for v in items]
+        bounds = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
+        return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
+
+    def _pos(self, key: object) -> int:
+        if not isinstance(key, int | np.integer):
+            return -1
+        pos = int(np.searchsorted(self._ids, key))
+        return pos if pos < len(self._ids) and self._ids[pos] == key else -1
+
+    def __getitem__(self, key: int) -> Any:
+        import msgspec
+
+        pos = self._pos(key)
+        if pos < 0:
+            raise KeyError(key)
+        raw = bytes(self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])])
+        value = msgspec.msgpack.decode(raw)
+        if isinstance(value, dict):
+            return {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
+        return value
 
     def __contains__(self, key: object) -> bool:
         return self._pos(key) >= 0

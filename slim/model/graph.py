@@ -401,6 +401,39 @@ class GraphBuilder:
         self.formats.extend(other.formats)
         self.notes.extend(other.notes)
 
+    def labels_since(self, start: int) -> list[str]:
+        """Labels interned after the first `start` ones (a closure reader's next frontier)."""
+        return self._labels[start:]
+
+    def _srcs_only(
+        self, src: NDArray[np.int32], dst: NDArray[np.int32], ek: NDArray[np.int8]
+    ) -> NDArray[np.bool_]:
+        """Undescribed labels that edges name only in srcs/hdrs (build() folds them)."""
+        n_all = len(self._labels)
+        unknown = np.fromiter((not k for k in self._kinds), dtype=bool, count=n_all)
+        srcs_in = np.zeros(n_all, dtype=bool)
+        other_in = np.zeros(n_all, dtype=bool)
+        is_srcs = ek == int(EdgeKind.SRCS)
+        srcs_in[dst[is_srcs]] = True
+        other_in[dst[~is_srcs]] = True
+        has_out = np.zeros(n_all, dtype=bool)
+        has_out[src] = True
+        return unknown & srcs_in & ~other_in & ~has_out
+
+    def has_srcs_only_unknowns(self) -> bool:
+        """Whether some undescribed, non-file label is named only in srcs: whether it is a
+        file then depends on every other line of the export (a closure reader gives up)."""
+        self.flush()
+        if not self._dst:
+            return False
+        src = np.frombuffer(self._src, dtype=np.int32)
+        dst = np.frombuffer(self._dst, dtype=np.int32)
+        ek = np.frombuffer(self._ekind, dtype=np.int8)
+        mask = self._srcs_only(src, dst, ek)
+        if self._files:
+            mask[np.fromiter(self._files, dtype=np.int64, count=len(self._files))] = False
+        return bool(mask.any())
+
     def build(self) -> BuildGraph:
         """Fold file nodes into their owners, drop duplicate edges and freeze."""
         self.flush()
@@ -422,15 +455,7 @@ class GraphBuilder:
         # Labels named only in srcs/hdrs and described nowhere are files too (rules-only
         # queries such as `kind(rule, deps(...))` omit the source-file targets).
         if len(dst):
-            unknown = np.fromiter((not k for k in self._kinds), dtype=bool, count=n_all)
-            srcs_in = np.zeros(n_all, dtype=bool)
-            other_in = np.zeros(n_all, dtype=bool)
-            is_srcs = ek == int(EdgeKind.SRCS)
-            srcs_in[dst[is_srcs]] = True
-            other_in[dst[~is_srcs]] = True
-            has_out = np.zeros(n_all, dtype=bool)
-            has_out[src] = True
-            is_file |= unknown & srcs_in & ~other_in & ~has_out
+            is_file |= self._srcs_only(src, dst, ek)
         # Renumber: drop plain-file nodes and generated files folded into their rule.
         node_keep = ~is_file & (redirect == np.arange(n_all))
         new_id = np.full(n_all, -1, dtype=np.int64)
@@ -486,18 +511,28 @@ class GraphBuilder:
         )
 
 
+class PartialGraphError(RuntimeError):
+    """A whole-graph question asked of a graph that holds only some roots' closure."""
+
+
+def _kind_table(kinds: frozenset[EdgeKind]) -> NDArray[np.bool_]:
+    table = np.zeros(16, dtype=bool)
+    table[[int(k) for k in kinds]] = True
+    return table
+
+
 class BuildGraph:
     """A frozen build graph; ids are dense ints, edges sorted by (target, dep, kind)."""
 
     def __init__(
         self,
         *,
-        labels: list[str],
-        kinds: list[str],
+        labels: Sequence[str],
+        kinds: Sequence[str],
         locations: Mapping[int, Location],
         srcs: Mapping[int, tuple[str, ...]],
         tags: Mapping[int, tuple[str, ...]],
-        attrs: dict[int, dict[str, AttrValue]],
+        attrs: Mapping[int, dict[str, AttrValue]],
         configurations: dict[int, tuple[str, ...]],
         edge_src: NDArray[np.int32],
         edge_dst: NDArray[np.int32],
@@ -531,10 +566,13 @@ class BuildGraph:
                 np.cumsum(np.bincount(edge_src, minlength=n), out=self.indptr[1:])
         self._ids: dict[str, int] | None = None
         self._scans = 0
-        self._rev: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._rev: tuple[NDArray[np.integer], NDArray[np.int64]] | None = None
         self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._csr_rev: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._closures: dict[tuple[int, frozenset[EdgeKind]], NDArray[np.int64]] = {}
+        self.closure_of: tuple[str, ...] = ()
+        """Set when the graph holds only these roots' closure (all edge kinds): forward
+        queries from them are exact, reverse and whole-graph ones are not."""
 
     # -- nodes -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -553,10 +591,18 @@ class BuildGraph:
     def lookup(self, label: str) -> int | None:
         """The id of a label in any spelling (`//a`, `@//a:a`, ...), None if absent.
 
-        The first few lookups scan the label list (a C-level pass, ~10 ms for a million
-        labels) instead of building the million-entry index a one-root query never needs.
+        A cached graph's label column answers from its hash index; the first few lookups
+        on a list scan it (a C-level pass, ~10 ms for a million labels) instead of building
+        the million-entry index a one-root query never needs.
         """
-        if self._ids is None and self._scans < 8:
+        find = getattr(self.labels, "find", None)
+        if find is not None and self._ids is None:
+            for cand in dict.fromkeys((label, normalize_label(label))):
+                hit: int | None = find(cand)
+                if hit is not None:
+                    return hit
+            return None
+        if self._ids is None and self._scans < 8 and isinstance(self.labels, list):
             self._scans += 1
             for cand in dict.fromkeys((label, normalize_label(label))):
                 try:
@@ -614,7 +660,9 @@ class BuildGraph:
         """Where the edge is declared: its own line when known, else the target's rule."""
         return self.edge_locations.get((target, dep)) or self.locations.get(target)
 
-    def _reverse(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def _reverse(self) -> tuple[NDArray[np.integer], NDArray[np.int64]]:
+        """(edge ids sorted by dep, pointer per dep): the reverse CSR, given by a cached
+        graph or computed once."""
         if self._rev is None:
             n = len(self.labels)
             order = np.argsort(self.edge_dst, kind="stable").astype(np.int64)
@@ -623,6 +671,69 @@ class BuildGraph:
                 np.cumsum(np.bincount(self.edge_dst, minlength=n), out=rptr[1:])
             self._rev = (order, rptr)
         return self._rev
+
+    def reverse_csr(self) -> tuple[NDArray[np.integer], NDArray[np.int64]]:
+        """(edge ids sorted by dep, pointer per dep)."""
+        return self._reverse()
+
+    def set_reverse(self, order: NDArray[np.integer], rptr: NDArray[np.int64]) -> None:
+        """Use a precomputed reverse CSR (a cached graph's memory-mapped arrays)."""
+        self._rev = (order, rptr)
+
+    def edge_ids_of(self, ids: NDArray[np.int64], *, reverse: bool = False) -> NDArray[np.int64]:
+        """Ids of the out-edges (in-edges with `reverse`) of `ids`, touching only those."""
+        if reverse:
+            order, ptr = self._reverse()
+        else:
+            ptr = self.indptr
+        lo = ptr[ids]
+        counts = ptr[ids + 1] - lo
+        total = int(counts.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        shift = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+        pos: NDArray[np.int64] = np.arange(total, dtype=np.int64) + shift
+        return order[pos].astype(np.int64) if reverse else pos
+
+    def _step(
+        self, frontier: NDArray[np.int64], table: NDArray[np.bool_], reverse: bool
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(edge ids, the nodes they lead to) from `frontier`, kinds filtered by `table`."""
+        eids = self.edge_ids_of(frontier, reverse=reverse)
+        eids = eids[table[self.edge_kind[eids]]]
+        ends = self.edge_src[eids] if reverse else self.edge_dst[eids]
+        return eids, ends.astype(np.int64)
+
+    def _bfs(
+        self,
+        sources: Iterable[int],
+        kinds: frozenset[EdgeKind],
+        *,
+        reverse: bool = False,
+        cut: NDArray[np.int64] | None = None,
+        allowed: NDArray[np.bool_] | None = None,
+    ) -> NDArray[np.int64]:
+        """Edge count from the nearest of `sources` for every target (-1: unreached), one
+        vectorized step per level; `cut` holds `src * n + dst` keys of edges to ignore,
+        `allowed` the only targets the search may enter."""
+        n = len(self.labels)
+        table = _kind_table(kinds)
+        dist = np.full(n, -1, dtype=np.int64)
+        frontier = np.unique(np.fromiter(sources, dtype=np.int64))
+        dist[frontier] = 0
+        level = 0
+        while len(frontier):
+            level += 1
+            eids, ends = self._step(frontier, table, reverse)
+            if cut is not None and len(cut) and len(eids):
+                keys = self.edge_src[eids].astype(np.int64) * n + self.edge_dst[eids]
+                ends = ends[~np.isin(keys, cut)]
+            if allowed is not None:
+                ends = ends[allowed[ends]]
+            ends = np.unique(ends)
+            frontier = ends[dist[ends] < 0]
+            dist[frontier] = level
+        return dist
 
     def csr(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
         """Adjacency restricted to `kinds` as a scipy CSR matrix (cached per kind set)."""
@@ -646,29 +757,19 @@ class BuildGraph:
 
     def edge_mask(self, kinds: frozenset[EdgeKind]) -> NDArray[np.bool_]:
         """Which edges have one of `kinds` (a table lookup, not a set search)."""
-        table = np.zeros(16, dtype=bool)
-        table[[int(k) for k in kinds]] = True
-        return table[self.edge_kind]
+        return _kind_table(kinds)[self.edge_kind]
 
-    # -- traversals --------------------------------------------------------------
+    # -- traversals (numpy, no scipy: a query touches only the edges it follows) ---------
     def closure(
         self, roots: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
     ) -> NDArray[np.int64]:
         """Ids reachable from `roots` (roots included), sorted (read-only; recent single-root
         closures are remembered, since analyzers, planner and summary all ask for them)."""
-        from scipy.sparse.csgraph import breadth_first_order
-
         roots = list(roots)
-        key = (roots[0], kinds) if len(roots) == 1 else None
+        key = (int(roots[0]), kinds) if len(roots) == 1 else None
         if key is not None and key in self._closures:
             return self._closures[key]
-        m = self.csr(kinds)
-        seen = np.zeros(len(self.labels), dtype=bool)
-        for r in roots:
-            if not seen[r]:
-                order = breadth_first_order(m, r, directed=True, return_predecessors=False)
-                seen[order] = True
-        out = np.flatnonzero(seen).astype(np.int64)
+        out = np.flatnonzero(self._bfs(roots, kinds) >= 0).astype(np.int64)
         out.flags.writeable = False
         if key is not None:
             if len(self._closures) >= 8:
@@ -680,14 +781,8 @@ class BuildGraph:
         self, targets: Iterable[int], kinds: frozenset[EdgeKind] = BUILD_KINDS
     ) -> NDArray[np.int64]:
         """Ids that reach any of `targets` (targets included), sorted."""
-        from scipy.sparse.csgraph import breadth_first_order
-
-        m = self.csr_reversed(kinds)
-        seen = np.zeros(len(self.labels), dtype=bool)
-        for t in targets:
-            if not seen[t]:
-                seen[breadth_first_order(m, t, directed=True, return_predecessors=False)] = True
-        return np.flatnonzero(seen).astype(np.int64)
+        self._need_whole("reverse_closure")
+        return np.flatnonzero(self._bfs(targets, kinds, reverse=True) >= 0).astype(np.int64)
 
     def closure_without(
         self,
@@ -696,20 +791,13 @@ class BuildGraph:
         kinds: frozenset[EdgeKind] = BUILD_KINDS,
     ) -> NDArray[np.int64]:
         """What `root` still reaches once the edges `removed` are cut (all their kinds)."""
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import breadth_first_order
+        n = len(self.labels)
+        cut = np.array(sorted({int(a) * n + int(b) for a, b in removed}), dtype=np.int64)
+        return np.flatnonzero(self._bfs([root], kinds, cut=cut) >= 0).astype(np.int64)
 
-        m = self.csr(kinds)
-        cut = list(removed)
-        if cut:
-            rows = np.array([a for a, _ in cut], dtype=np.int64)
-            cols = np.array([b for _, b in cut], dtype=np.int64)
-            coo = m.tocoo()
-            key = coo.row.astype(np.int64) * len(self.labels) + coo.col
-            drop = np.isin(key, rows * len(self.labels) + cols)
-            m = csr_matrix((coo.data[~drop], (coo.row[~drop], coo.col[~drop])), shape=m.shape)
-        order = breadth_first_order(m, root, directed=True, return_predecessors=False)
-        return np.sort(order).astype(np.int64)
+    def _need_whole(self, what: str) -> None:
+        if self.closure_of:
+            raise PartialGraphError(f"{what} needs the whole graph, not a closure")
 
     def subgraph(
         self, ids: Iterable[int], kinds: frozenset[EdgeKind] = ALL_KINDS
@@ -726,23 +814,40 @@ class BuildGraph:
                     g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
         return g
 
+    def _back_within(
+        self, nodes: NDArray[np.int64], dest: int, kinds: frozenset[EdgeKind]
+    ) -> NDArray[np.int64]:
+        """Edge count from each of `nodes` to `dest` (-1: none) over the edges among
+        `nodes`, which must be closed under successors (a closure)."""
+        ptr = self.indptr
+        counts = (ptr[nodes + 1] - ptr[nodes]).astype(np.int64)
+        eids = self.edge_ids_of(nodes)
+        src = np.repeat(nodes, counts)
+        keep = _kind_table(kinds)[self.edge_kind[eids]]
+        src, dst = src[keep], self.edge_dst[eids[keep]].astype(np.int64)
+        up = np.full(len(self.labels), -1, dtype=np.int64)
+        up[dest] = 0
+        level = 0
+        frontier = np.zeros(len(self.labels), dtype=bool)
+        frontier[dest] = True
+        while True:
+            level += 1
+            new = np.unique(src[frontier[dst] & (up[src] < 0)])
+            if not len(new):
+                return up
+            frontier[:] = False
+            frontier[new] = True
+            up[new] = level
+
     def bfs_distances(
         self, source: int, kinds: frozenset[EdgeKind] = BUILD_KINDS, *, reverse: bool = False
     ) -> NDArray[np.int64]:
-        """Edge count from `source` (to it, with `reverse`) for every target; -1 if none."""
-        from scipy.sparse.csgraph import breadth_first_order
+        """Edge count from `source` (to it, with `reverse`) for every target; -1 if none.
 
-        m = self.csr_reversed(kinds) if reverse else self.csr(kinds)
-        order, pred = breadth_first_order(m, source, directed=True, return_predecessors=True)
-        dist = np.full(len(self.labels), -1, dtype=np.int64)
-        dist[source] = 0
-        rest = order[1:]
-        parents = pred[rest]
-        while len(rest):
-            ready = dist[parents] >= 0
-            dist[rest[ready]] = dist[parents[ready]] + 1
-            rest, parents = rest[~ready], parents[~ready]
-        return dist
+        On a closure graph the reverse distances are exact for the nodes of the closure
+        (every path from one of them stays inside it), which is all `shortest_paths` uses.
+        """
+        return self._bfs([source], kinds, reverse=reverse)
 
     def csr_reversed(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
         """The transposed adjacency (dependents of each target), cached per kind set."""
@@ -768,14 +873,19 @@ class BuildGraph:
         total = int(down[dest])
         if total < 0:
             return []
-        up = self.bfs_distances(dest, kinds, reverse=True)
-        m = self.csr(kinds)
-        nodes = np.flatnonzero((down >= 0) & (up >= 0) & (down + up == total))
+        # Every node of a path from source to dest is reachable from source: the search
+        # back from dest runs on that closure's own edges (a hub's dependents, which the
+        # reverse adjacency would list, can be most of the graph).
+        up = self._back_within(np.flatnonzero(down >= 0), dest, kinds)
+        reached = np.flatnonzero(up >= 0)
+        nodes = reached[down[reached] + up[reached] == total]
         on_path = np.zeros(len(self.labels), dtype=bool)
         on_path[nodes] = True
+        table = _kind_table(kinds)
         succ: dict[int, list[int]] = {}
         for a in nodes.tolist():
-            nexts = np.unique(m.indices[m.indptr[a] : m.indptr[a + 1]])  # one per kind
+            _, nexts = self._step(np.array([a], dtype=np.int64), table, False)
+            nexts = np.unique(nexts)  # one per kind
             nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
             if len(nexts):
                 succ[a] = nexts.tolist()

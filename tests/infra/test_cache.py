@@ -2,34 +2,54 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
-from slim.infra.cache import cache_key, load, load_graph_cached
+import numpy as np
+import pytest
+
+import slim.ingest
+from slim.infra.cache import cache_key, load, load_graph_cached, save
 from slim.ingest import load_graph
+from slim.model.canonical import graph_to_canonical
 
 CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"
+STREAMED = Path(__file__).parents[1] / "data" / "bazel" / "query.streamed_jsonproto.ndjson"
 
 
 def _same(a, b) -> None:  # type: ignore[no-untyped-def]
-    assert a.labels == b.labels
-    assert a.kinds == b.kinds
-    assert a.locations == b.locations
-    assert a.srcs == b.srcs
-    assert a.attrs == b.attrs
+    assert graph_to_canonical(a) == graph_to_canonical(b)
+    assert list(a.labels) == list(b.labels)
+    assert list(a.kinds) == list(b.kinds)
+    assert dict(a.locations) == dict(b.locations)
+    assert dict(a.srcs) == dict(b.srcs)
+    assert dict(a.attrs) == dict(b.attrs)
     assert a.edge_src.tolist() == b.edge_src.tolist()
     assert a.edge_dst.tolist() == b.edge_dst.tolist()
     assert a.edge_kind.tolist() == b.edge_kind.tolist()
     assert a.notes == b.notes
 
 
-def test_second_load_comes_from_cache_and_is_identical(tmp_path: Path) -> None:
-    src = tmp_path / "cq.json"
-    shutil.copy(CQUERY, src)
+def _entry(src: Path) -> Path:
+    return Path(os.environ["SLIM_CACHE_DIR"]) / "graphs" / cache_key([src], None)
+
+
+@pytest.mark.parametrize("sample", [CQUERY, STREAMED])
+def test_second_load_comes_from_cache_and_is_identical(tmp_path: Path, sample: Path) -> None:
+    src = tmp_path / sample.name
+    shutil.copy(sample, src)
     first = load_graph_cached([src], None, use_cache=True)
     cached = load(cache_key([src], None))
     assert cached is not None
+    assert isinstance(cached.edge_dst.base, np.memmap)  # mapped, not read
     _same(first, cached)
     _same(load_graph([src]), load_graph_cached([src], None, use_cache=True))
+    for lab in first.labels:
+        assert cached.lookup(lab) == first.lookup(lab)
+    assert cached.lookup("//no/such:target") is None
 
 
 def test_edited_input_invalidates_the_entry(tmp_path: Path) -> None:
@@ -46,31 +66,176 @@ def test_edited_input_invalidates_the_entry(tmp_path: Path) -> None:
     assert g.lookup("//py:mypkg2") is not None
 
 
-def test_damaged_entry_is_ignored(tmp_path: Path) -> None:
+def test_same_size_edit_with_restored_mtime_is_seen(tmp_path: Path) -> None:
+    """The key hashes content: an edit that keeps the size and the mtime is a new key."""
     src = tmp_path / "cq.json"
     shutil.copy(CQUERY, src)
+    st = src.stat()
+    k1 = cache_key([src], None)
     load_graph_cached([src], None, use_cache=True)
-    key = cache_key([src], None)
-    entry = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs" / f"{key}.npz"
-    entry.write_bytes(b"not an npz")
-    assert load(key) is None
-    assert load_graph_cached([src], None, use_cache=True).lookup("//py:tool") is not None
+    src.write_text(src.read_text().replace('"//py:mypkg"', '"//py:mypkX"'))
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert src.stat().st_size == st.st_size
+    assert src.stat().st_mtime_ns == st.st_mtime_ns
+    assert cache_key([src], None) != k1
+    g = load_graph_cached([src], None, use_cache=True)
+    assert g.lookup("//py:mypkX") is not None
+    assert g.lookup("//py:mypkg") is None
 
 
-def test_background_save_lands_atomically(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import time
+def _damage_truncate(entry: Path) -> None:
+    f = entry / "dst.npy"
+    f.write_bytes(f.read_bytes()[:-4])
 
-    import slim.infra.cache as cache
 
-    monkeypatch.setattr(cache, "BACKGROUND_SAVE_EDGES", 0)
+def _damage_flip(entry: Path) -> None:
+    f = entry / "label_blob.npy"
+    data = bytearray(f.read_bytes())
+    data[-2] ^= 0x20
+    f.write_bytes(bytes(data))
+
+
+def _damage_empty(entry: Path) -> None:
+    (entry / "manifest.json").write_bytes(b"")
+
+
+def _damage_inconsistent(entry: Path) -> None:
+    """Arrays rewritten with valid files and a matching manifest, but shapes that do not
+    fit together (an edge array one entry short)."""
+    import json
+
+    from slim.infra.cache import _file_record
+
+    dst = np.load(entry / "dst.npy")
+    np.save(entry / "dst.npy", dst[:-1])
+    outer = json.loads((entry / "manifest.json").read_text())
+    body = json.loads(outer["body"])
+    body["files"]["dst.npy"] = _file_record(entry / "dst.npy")
+    import hashlib
+
+    text = json.dumps(body)
+    digest = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    (entry / "manifest.json").write_text(json.dumps({"body": text, "blake2b": digest}))
+
+
+@pytest.mark.parametrize(
+    "damage", [_damage_truncate, _damage_flip, _damage_empty, _damage_inconsistent]
+)
+def test_damaged_entry_is_discarded_with_a_note_and_rebuilt(
+    tmp_path: Path, damage, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
     src = tmp_path / "cq.json"
     shutil.copy(CQUERY, src)
-    g = load_graph_cached([src], None, use_cache=True, background=True)
+    good = load_graph_cached([src], None, use_cache=True)
+    entry = _entry(src)
+    damage(entry)
+    capsys.readouterr()
+    assert load(cache_key([src], None)) is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "discarded the damaged cache entry" in err
+    assert not entry.exists()
+    _same(load_graph_cached([src], None, use_cache=True), good)
+    assert load(cache_key([src], None)) is not None  # rebuilt
+
+
+def test_damaged_entry_cli_exits_normally(tmp_path: Path) -> None:
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    env = {**os.environ, "SLIM_CACHE_DIR": str(tmp_path / "c")}
+    cmd = [sys.executable, "-m", "slim", "why", "//py:tool", "//py:mypkg", "--graph", str(src)]
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (entry,) = [p for p in (tmp_path / "c" / "graphs").iterdir() if p.is_dir()]
+    _damage_truncate(entry)
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout
+    assert "discarded the damaged cache entry" in again.stderr
+
+
+def test_stale_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    graphs = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs"
+    graphs.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     key = cache_key([src], None)
-    for _ in range(200):
-        if load(key) is not None:
-            break
-        time.sleep(0.05)
-    cached = load(key)
-    assert cached is not None
-    _same(g, cached)
+    own = graphs / f".tmp-{key}-{dead}"
+    other = graphs / f".tmp-{'0' * 32}-{dead}"
+    alive = graphs / f".tmp-{'1' * 32}-{os.getpid()}"
+    old = graphs / f".{'2' * 32}.{dead}.tmp"
+    for d in (own, other, alive):
+        d.mkdir()
+        (d / "dst.npy").write_bytes(b"x" * 1024)
+    old.write_bytes(b"x")
+    load_graph_cached([src], None, use_cache=True)
+    assert not own.exists()
+    assert not other.exists()
+    assert not old.exists()
+    assert alive.exists()  # a live writer's directory is left alone
+
+
+def test_concurrent_cold_loads_parse_once(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    calls = []
+    real = slim.ingest.load_graph
+
+    def slow(paths, fmt=None):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        time.sleep(0.3)
+        return real(paths, fmt)
+
+    monkeypatch.setattr(slim.ingest, "load_graph", slow)
+    out: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: out.append(load_graph_cached([src], None, use_cache=True)))
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    assert len(out) == 2
+    _same(out[0], out[1])  # type: ignore[arg-type]
+
+
+def test_no_process_outlives_the_command(tmp_path: Path) -> None:
+    """The entry is complete when the command exits (no background writer)."""
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    env = {**os.environ, "SLIM_CACHE_DIR": str(tmp_path / "c")}
+    r = subprocess.run(
+        [sys.executable, "-m", "slim", "why", "//py:tool", "//py:mypkg", "--graph", str(src)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    os.environ["SLIM_CACHE_DIR"], before = str(tmp_path / "c"), os.environ["SLIM_CACHE_DIR"]
+    try:
+        assert load(cache_key([src], None)) is not None
+    finally:
+        os.environ["SLIM_CACHE_DIR"] = before
+
+
+def test_save_is_atomic_when_writing_fails(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "cq.json"
+    shutil.copy(CQUERY, src)
+    g = load_graph([src])
+    key = cache_key([src], None)
+
+    def boom(*a, **k):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", boom)
+    with pytest.raises(OSError):
+        save(g, key)
+    graphs = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs"
+    assert not (graphs / key).exists()
+    assert not list(graphs.glob(".tmp-*"))

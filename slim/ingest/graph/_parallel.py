@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from slim.errors import InputError
 from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC
 from slim.model.graph import GraphBuilder
 
 CHUNK = 8 << 20
+BOUNDARY_BLOCK = 1 << 20
 MIN_PARALLEL_BYTES = 48 << 20
 
 #: batch handler: (builder, first line number of the batch, the lines, path for errors)
@@ -50,8 +52,12 @@ def iter_range_batches(path: Path, start: int, end: int) -> Iterator[tuple[int, 
             if not chunk:
                 break
             remaining -= len(chunk)
-            lines = (carry + chunk).split(b"\n")
-            carry = lines.pop()
+            if b"\n" not in chunk:
+                carry += chunk  # a long line: no split copies, checked against the cap
+                lines = []
+            else:
+                lines = (carry + chunk).split(b"\n")
+                carry = lines.pop()
             if len(carry) > cap:
                 raise InputError(
                     str(path),
@@ -71,19 +77,31 @@ def iter_range_batches(path: Path, start: int, end: int) -> Iterator[tuple[int, 
             yield lineno, [carry + rest.rstrip(b"\n")]
 
 
+def next_line_start(f: BinaryIO, pos: int, size: int) -> int:
+    """The offset after the first newline at or after `pos` (`size` if none), found in
+    bounded blocks: a single-line export must not be read whole to find a cut."""
+    f.seek(pos)
+    while pos < size:
+        block = f.read(BOUNDARY_BLOCK)
+        if not block:
+            break
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+        pos += len(block)
+    return size
+
+
 def _boundaries(path: Path, parts: int) -> list[int]:
     size = path.stat().st_size
     cuts = [0]
     with path.open("rb") as f:
-        for k in range(1, parts):
-            f.seek(size * k // parts)
-            f.readline()
-            cuts.append(min(f.tell(), size))
+        cuts.extend(next_line_start(f, size * k // parts, size) for k in range(1, parts))
     cuts.append(size)
     return sorted(set(cuts))
 
 
-def _count_newlines(path: Path, end: int) -> int:
+def count_newlines(path: Path, end: int) -> int:
     n = 0
     with path.open("rb") as f:
         left = end
@@ -104,7 +122,7 @@ def _run_range(path: Path, start: int, end: int, handler: BatchHandler) -> Graph
     except InputError as exc:
         if exc.line is not None and start > 0:
             exc = InputError(
-                exc.path, exc.expected, exc.found, line=exc.line + _count_newlines(path, start)
+                exc.path, exc.expected, exc.found, line=exc.line + count_newlines(path, start)
             )
         raise exc from None
     b.flush()

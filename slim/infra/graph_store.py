@@ -1,0 +1,134 @@
+"""A `BuildGraph` as named numpy arrays plus a msgpack blob, and back (the cache's layout).
+
+`unpack` checks every shape and the CSR invariants before it builds the graph over the
+(memory-mapped) arrays, so a damaged entry is refused instead of trusted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from slim.model.columns import (
+    SEP,
+    CodeColumn,
+    LabelColumn,
+    LocationColumn,
+    MsgpackColumn,
+    StringsColumn,
+)
+from slim.model.graph import BuildGraph, Location
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+
+class BadShapeError(ValueError):
+    """The arrays of an entry do not fit together."""
+
+
+def _loc(loc: Location) -> list[object]:
+    return [loc.path, loc.line, loc.offset]
+
+
+def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
+    """The arrays (forward and reverse CSR, columns) and the msgpack metadata of `graph`."""
+    import msgspec
+
+    kind_table, kind_codes = CodeColumn.pack(list(graph.kinds))
+    locs = LocationColumn.pack(graph.locations)
+    order, rptr = graph.reverse_csr()
+    big = graph.edge_count >= 2**31
+    arrays: dict[str, NDArray[Any]] = {
+        "src": np.asarray(graph.edge_src, dtype=np.int32),
+        "dst": np.asarray(graph.edge_dst, dtype=np.int32),
+        "kind": np.asarray(graph.edge_kind, dtype=np.int8),
+        "indptr": np.asarray(graph.indptr, dtype=np.int64),
+        "rorder": np.asarray(order, dtype=np.int64 if big else np.int32),
+        "rptr": np.asarray(rptr, dtype=np.int64),
+        "kinds": kind_codes,
+    }
+    arrays.update({f"label_{k}": v for k, v in LabelColumn.pack(list(graph.labels)).items()})
+    arrays.update({f"loc_{k}": v for k, v in locs.items() if k != "paths"})  # type: ignore[misc]
+    arrays.update({f"srcs_{k}": v for k, v in StringsColumn.pack(graph.srcs).items()})  # type: ignore[misc]
+    arrays.update({f"tags_{k}": v for k, v in StringsColumn.pack(graph.tags).items()})  # type: ignore[misc]
+    attrs = {k: v for k, v in graph.attrs.items() if v}
+    arrays.update({f"attrs_{k}": v for k, v in MsgpackColumn.pack(attrs).items()})
+    meta = {
+        "kind_table": kind_table,
+        "location_paths": locs["paths"],
+        "configurations": {str(k): list(v) for k, v in graph.configurations.items()},
+        "edge_locations": [[a, b, *_loc(loc)] for (a, b), loc in graph.edge_locations.items()],
+        "artifacts": graph.artifacts,
+        "formats": list(graph.formats),
+        "notes": list(graph.notes),
+    }
+    return arrays, msgspec.msgpack.encode(meta)
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise BadShapeError(what)
+
+
+def _check_ptr(ptr: NDArray[Any], n: int, total: int, what: str) -> None:
+    _need(ptr.ndim == 1 and len(ptr) == n + 1, f"{what} has {len(ptr)} entries, expected {n + 1}")
+    _need(n < 0 or (int(ptr[0]) == 0 and int(ptr[-1]) == total), f"{what} does not span {total}")
+
+
+def _check(a: dict[str, NDArray[Any]], n: int, e: int, table: list[str]) -> None:
+    """Shapes and end-points: every array where its neighbours say it ends."""
+    for name in ("src", "dst", "kind", "rorder"):
+        _need(a[name].shape == (e,), f"{name} has shape {a[name].shape}, expected ({e},)")
+    _check_ptr(a["indptr"], n, e, "indptr")
+    _check_ptr(a["rptr"], n, e, "rptr")
+    _check_ptr(a["label_offsets"], n, len(a["label_blob"]), "label offsets")
+    for name in ("label_hashes", "label_order", "kinds"):
+        _need(a[name].shape == (n,), f"{name} has shape {a[name].shape}, expected ({n},)")
+    _need(n == 0 or 0 <= int(a["kinds"].max()) < len(table), "kind codes out of the table")
+    for col in ("srcs", "tags", "attrs"):
+        m = len(a[f"{col}_ids"])
+        _check_ptr(a[f"{col}_bounds"], m, len(a[f"{col}_blob"]), f"{col} bounds")
+        _need(m == 0 or (int(a[f"{col}_ids"][-1]) < n), f"{col} ids out of range")
+    m = len(a["loc_ids"])
+    for name in ("loc_path_idx", "loc_lines"):
+        _need(a[name].shape == (m,), f"{name} does not match loc_ids")
+    _need(m == 0 or int(a["loc_ids"][-1]) < n, "location ids out of range")
+
+
+def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGraph:
+    """The graph over the arrays `a` (memory-mapped or not) and the metadata `blob`."""
+    import msgspec
+
+    try:
+        meta = msgspec.msgpack.decode(blob)
+    except msgspec.DecodeError as exc:
+        raise BadShapeError(f"metadata: {exc}") from None
+    table = list(meta["kind_table"])
+    _check(a, n, e, table)
+    paths = str(meta["location_paths"])
+    locations = LocationColumn(
+        a["loc_ids"], a["loc_path_idx"], a["loc_lines"], paths.split(SEP) if paths else []
+    )
+    g = BuildGraph(
+        labels=LabelColumn(
+            a["label_blob"], a["label_offsets"], a["label_hashes"], a["label_order"]
+        ),
+        kinds=CodeColumn(table, a["kinds"]),
+        locations=locations,
+        srcs=StringsColumn(a["srcs_ids"], a["srcs_bounds"], a["srcs_blob"]),
+        tags=StringsColumn(a["tags_ids"], a["tags_bounds"], a["tags_blob"]),
+        attrs=MsgpackColumn(a["attrs_ids"], a["attrs_bounds"], a["attrs_blob"]),
+        configurations={int(k): tuple(v) for k, v in meta["configurations"].items()},
+        edge_src=a["src"],
+        edge_dst=a["dst"],
+        edge_kind=a["kind"],
+        edge_locations={(x[0], x[1]): Location(*x[2:]) for x in meta["edge_locations"]},
+        artifacts=dict(meta["artifacts"]),
+        formats=tuple(meta["formats"]),
+        notes=tuple(meta["notes"]),
+        indptr=a["indptr"],
+    )
+    g.set_reverse(a["rorder"], a["rptr"])
+    return g
