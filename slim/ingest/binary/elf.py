@@ -11,12 +11,14 @@ Tests cross-check this reader against pyelftools on real gcc-built files.
 from __future__ import annotations
 
 import mmap
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from slim.errors import InputError
+from slim.ingest._io import open_regular
 from slim.model.native import ElfFile, ElfSection, SymbolTable
 
 if TYPE_CHECKING:
@@ -341,12 +343,8 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
 def load(path: Path) -> list[object]:
     """An ELF file (one `ElfFile`) or an archive (one `ElfFile` per ELF member)."""
     name = str(path)
-    try:
-        f = path.open("rb")
-    except OSError as exc:
-        raise InputError(name, "a readable file", exc.strerror or str(exc)) from None
-    with f:
-        size = path.stat().st_size
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
         if size == 0:
             raise InputError(name, "an ELF file or ar archive", "an empty file", offset=0)
         err: InputError | None = None

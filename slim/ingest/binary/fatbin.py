@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slim.errors import InputError
+from slim.ingest._io import open_regular
 from slim.model.gpu import (
     FLAG_ZSTD,
     KIND_ELF,
@@ -745,11 +746,7 @@ def read_device_code(
     """
     p = Path(path)
     name = p.as_posix()
-    try:
-        f = p.open("rb")
-    except OSError as exc:
-        raise InputError(name, "a readable file", exc.strerror or str(exc)) from None
-    with f:
+    with open_regular(p) as f:
         try:
             mm: mmap.mmap | bytes = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:

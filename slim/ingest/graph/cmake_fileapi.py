@@ -37,7 +37,7 @@ from typing import TypeVar
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import open_input
+from slim.ingest._io import read_limited
 from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location
 
 MAX_JSON_BYTES = 1024**3
@@ -222,15 +222,9 @@ def sniff(head: bytes, path: Path) -> bool:
 
 
 def _read(path: Path) -> bytes:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(str(path), "a CMake file API reply file", "no such file")
-    with open_input(path) as f:
-        data = f.read(MAX_JSON_BYTES + 1)
-    if len(data) > MAX_JSON_BYTES:
-        raise InputError(
-            str(path), f"a reply file of at most {MAX_JSON_BYTES} bytes", "a larger file"
-        )
-    return data
+    return read_limited(path, MAX_JSON_BYTES, "a reply file")
 
 
 def _decode(path: Path, data: bytes, typ: type[_S], what: str) -> _S:

@@ -8,12 +8,13 @@ Maps reach hundreds of MB; readers scan newline-aligned chunks with compiled reg
 from __future__ import annotations
 
 import mmap
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC, Limits, open_input
+from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC, Limits, open_input, open_regular
 from slim.ingest.linkmap._gnu_rows import UNALLOCATED
 from slim.model.native import InputSection, LinkInput, PulledBy, SectionList, split_input
 
@@ -30,16 +31,13 @@ def iter_chunks(
     from an mmap (one copy per chunk); compressed ones are streamed.
     """
     size = size or CHUNK_BYTES
-    try:
-        with path.open("rb") as probe:
-            plain = probe.read(2) != GZIP_MAGIC and path.stat().st_size > 0
-    except OSError:
-        plain = False  # open_input reports it as an InputError
-    if not plain:
-        yield from _stream_chunks(path, limits, size)
-        return
-    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        yield from _mapped_chunks(mm, path, limits, size)
+    with open_regular(path) as f:
+        plain = f.read(2) != GZIP_MAGIC and os.fstat(f.fileno()).st_size > 0
+        if plain:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                yield from _mapped_chunks(mm, path, limits, size)
+            return
+    yield from _stream_chunks(path, limits, size)
 
 
 def _mapped_chunks(

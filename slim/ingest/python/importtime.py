@@ -10,6 +10,7 @@ appended to one file merge.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,11 +112,14 @@ def load(path: Path) -> ImportTrace:
 def _lines(path: Path, name: str) -> Iterator[tuple[int, bytes]]:
     """(line number, line): one read for the usual trace, bounded streaming for a huge one."""
     with open_input(path) as f:
-        data = f.read(FAST_READ_BYTES + 1)
-    if len(data) > FAST_READ_BYTES:
-        with open_input(path) as f:
+        try:
+            small = os.fstat(f.fileno()).st_size <= FAST_READ_BYTES
+        except OSError:
+            small = False  # gzip: streamed
+        if not small:
             yield from iter_lines(f, name)
-        return
+            return
+        data = f.read()
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import open_input
+from slim.ingest._io import read_limited
 from slim.model.labels import normalize_label, split_configuration
 from slim.model.timing import ArtifactOwners, TimingSet
 
@@ -60,10 +60,7 @@ def load(path: Path) -> list[object]:
 
 def read_build_report(path: Path) -> tuple[ArtifactOwners, TimingSet]:
     name = str(path)
-    with open_input(path) as f:
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise InputError(name, f"a build report of at most {MAX_BYTES} bytes", "a larger file")
+    data = read_limited(path, MAX_BYTES, "a build report")
     if not data.strip():
         raise InputError(name, "a Buck2 build report JSON object", "an empty file", line=1)
     try:

@@ -118,8 +118,10 @@ def test_bad_input(tmp_path: Path, text: str, match: str) -> None:
 
 
 def test_binary_garbage_and_truncated(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=":1: expected a '# ninja log vN' header"):
+    with pytest.raises(InputError, match=":1: expected text, found a NUL byte at column 5"):
         read_ninja_log(_write(tmp_path, b"\x7fELF\x00\x01\x02\xff" * 10))
+    with pytest.raises(InputError, match=":1: expected a '# ninja log vN' header"):
+        read_ninja_log(_write(tmp_path, b"\x7fELF\x01\x02\xff" * 10))
     good = SAMPLES[0].read_bytes()
     cut = good[: good.rindex(b"\t") - 3]
     with pytest.raises(InputError, match=r":\d+: expected 5 tab-separated fields"):
