@@ -20,12 +20,17 @@ EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
 
 
 def write_output(text: str, output: Path | None) -> None:
-    """Write to stdout, or atomically to `output` (never a partial file)."""
+    """Write to stdout, or atomically to `output` (never a partial file).
+
+    Raw bytes of the inputs (a Latin-1 path or symbol, kept as surrogate escapes) are
+    written as `\\udcXX`: every output stays valid UTF-8 (and JSON).
+    """
+    data = text.encode("utf-8", "backslashreplace")
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(data.decode("utf-8"))
         sys.stdout.flush()
         return
-    write_atomic(output, text.encode("utf-8"))
+    write_atomic(output, data)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

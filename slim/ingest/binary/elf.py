@@ -191,7 +191,7 @@ class _Reader:
             if i == 0:
                 continue
             end = shstr.find(b"\0", nm)
-            name = shstr[nm:end].decode("utf-8", "replace") if 0 <= nm < len(shstr) else ""
+            name = shstr[nm:end].decode("utf-8", "surrogateescape") if 0 <= nm < len(shstr) else ""
             sections.append(
                 ElfSection(name, _SHT.get(types[i], hex(types[i])), sizes[i], offs[i], addrs[i])
             )
@@ -257,7 +257,9 @@ class _Reader:
                 if val >= len(strtab):
                     raise self.fail(".dynstr offsets inside .dynstr", str(val), off)
                 end = strtab.find(b"\0", val)
-                text = strtab[val : end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+                text = strtab[val : end if end >= 0 else len(strtab)].decode(
+                    "utf-8", "surrogateescape"
+                )
                 if tag == 1:
                     needed.append(text)
                 else:
@@ -315,10 +317,10 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
                 path, "a decimal ar member size", repr(hdr[48:58]), offset=pos + 48
             ) from None
         data = pos + _AR_HEADER
-        name = raw_name.decode("utf-8", "replace")
+        name = raw_name.decode("utf-8", "surrogateescape")
         if raw_name.startswith(b"#1/"):
             nlen = int(raw_name[3:] or b"0")
-            name = bytes(buf[data : data + nlen]).rstrip(b"\0").decode("utf-8", "replace")
+            name = bytes(buf[data : data + nlen]).rstrip(b"\0").decode("utf-8", "surrogateescape")
             data += nlen
             size -= nlen
         elif raw_name == b"//":
@@ -326,7 +328,9 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
         elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
             off = int(raw_name[1:])
             end = longnames.find(b"/\n", off)
-            name = longnames[off : end if end >= 0 else len(longnames)].decode("utf-8", "replace")
+            name = longnames[off : end if end >= 0 else len(longnames)].decode(
+                "utf-8", "surrogateescape"
+            )
         elif name.endswith("/"):
             name = name[:-1]
         is_member = raw_name not in (b"/", b"//", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED")

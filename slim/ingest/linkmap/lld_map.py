@@ -14,7 +14,14 @@ from pathlib import Path
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import DEFAULT_LIMITS, Limits
-from slim.ingest.linkmap._mapcommon import InputTally, check_text, iter_chunks, split_file_section
+from slim.ingest.linkmap._mapcommon import (
+    InputTally,
+    check_complete,
+    check_text,
+    iter_chunks,
+    no_gc,
+    split_file_section,
+)
 from slim.ingest.linkmap.ld_map import CREF, _GnuMapParser
 from slim.model.native import InputSection, LinkMap
 
@@ -43,6 +50,9 @@ class ColumnMap:
         self.in_cref = False
         self.size_field = 1
         self.row: re.Pattern[bytes] | None = None
+        self.end_row: re.Pattern[bytes] | None = None
+        self.ended = False
+        """The map's last mark was seen: lld's `<internal>:(.shstrtab)`, mold's `SHDR`."""
 
     def header(self, line: bytes) -> None:
         text = line.rstrip()
@@ -59,19 +69,37 @@ class ColumnMap:
         self.size_field = names.index(b"Size")
         # A row whose name starts 8 columns past `Out`: an input section.
         self.row = re.compile(rb"\n([^\n]{%d}) {8}(\S[^\n]*)" % col)
+        # mold's last output chunk is the section header table; lld's last input section
+        # with a name table is the synthetic `.shstrtab` (`.strtab` may follow it)
+        end = b"SHDR" if self.flavour == "mold" else b" {8}<internal>:\\(\\.shstrtab\\)"
+        self.end_row = re.compile(rb"\n[^\n]{%d}%s *\n" % (col, end))
 
     def run(self) -> LinkMap:
-        first = True
-        for lineno, chunk in iter_chunks(self.path, self.limits):
-            if first:
-                check_text(self.path, chunk[1:8193])
-                self.header(chunk[1 : chunk.find(b"\n", 1)])
-                first = False
-            self.chunk(chunk, lineno - 1)
-        if first:
+        with no_gc():
+            return self._run()
+
+    def _run(self) -> LinkMap:
+        last = None
+        for c in iter_chunks(self.path, self.limits):
+            check_text(self.path, c)
+            if last is None:
+                self.header(c.data[1 : c.data.find(b"\n", 1)])
+            self.chunk(c.data, c.line - 1)
+            last = c
+        if last is None:
             raise InputError(str(self.path), f"an {self.flavour} map", "an empty file", line=1)
         self.cref._cref_flush()
+        check_complete(self.path, last, last.line + last.data.count(b"\n") - 2, self._missing_end())
         return self.result()
+
+    def _missing_end(self) -> str:
+        """What a complete map has and this one lacks ('' when nothing is missing)."""
+        if not self.ended:
+            mark = "`SHDR` row" if self.flavour == "mold" else "`<internal>:(.shstrtab)` row"
+            return f"the {mark} (a complete {self.flavour} map lists it near its end)"
+        if self.in_cref and not self.cref.cref_header:
+            return "the cross-reference table's `Symbol  File` header"
+        return ""
 
     def chunk(self, data: bytes, base: int) -> None:
         self.cref._newlines = None
@@ -81,6 +109,8 @@ class ColumnMap:
             m = _CREF_RE.search(data)
             end = m.start() + 1 if m else len(data)
             self.rows(data, 0, end, base)
+            assert self.end_row is not None
+            self.ended = self.ended or self.end_row.search(data, 0, end + 1) is not None
             if m is None:
                 return
             self.in_cref = True
@@ -111,7 +141,7 @@ class ColumnMap:
                 ) from None
             text = files.get(name)
             if text is None:
-                text = files[name] = name.decode("utf-8", "replace")
+                text = files[name] = name.decode("utf-8", "surrogateescape")
             file, section = split_file_section(text)
             if file == "<internal>" or not section:
                 continue

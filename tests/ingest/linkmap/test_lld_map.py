@@ -64,6 +64,8 @@ def test_windows_path_and_member_split_at_last_colon_paren(tmp_path: Path) -> No
         + "            1000             1000       10     1         "
         + "C:\\b (x)\\lib.a(m:(1).o):(.text.f)\n"
         + "            1000             1000       10     1                 f\n"
+        + "               0                0       2d     1 .shstrtab\n"
+        + "               0                0       2d     1         <internal>:(.shstrtab)\n"
     )
     (inp,) = load(p).inputs
     assert inp.file == "C:\\b (x)\\lib.a(m:(1).o)"
