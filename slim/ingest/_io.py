@@ -12,7 +12,7 @@ import io
 import os
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -192,12 +192,13 @@ def iter_lines(
     path: str,
     limits: Limits = DEFAULT_LIMITS,
     *,
-    whole: bool = False,
+    whole: bool | Callable[[bytes], bool] = False,
     nul: bool = True,
 ) -> Iterator[tuple[int, bytes]]:
     """Yield (1-based line number, line without its newline); over-long lines and NUL
     bytes are errors. `whole`: the last line must end with a newline too (tools end
-    every line of these formats with one; a file that does not was cut short)."""
+    every line of these formats with one; a file that does not was cut short); a
+    predicate: only a last line it is true of must (a trace's row, not program output)."""
     cap = limits.max_line_bytes
     lineno = 0
     while True:
@@ -211,11 +212,30 @@ def iter_lines(
                 line = line[:-1]
         elif len(line) > cap:
             raise InputError(path, f"a line of at most {cap} bytes", "a longer line", line=lineno)
-        elif whole:
+        elif whole is True or (callable(whole) and whole(line)):
             raise cut_short(path, lineno, line)
         if nul and b"\0" in line:
             raise nul_byte(path, lineno, line)
         yield lineno, line
+
+
+def split_lines(
+    data: bytes, path: str, whole: bool | Callable[[bytes], bool] = False
+) -> list[bytes]:
+    """`data` (a whole small file) as lines, with `iter_lines`' checks: NUL bytes, and a
+    last line without newline where `whole` asks for one."""
+    if b"\0" in data:
+        at = data.index(b"\0")
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        line = data[start : end if end >= 0 else len(data)]
+        raise nul_byte(path, data.count(b"\n", 0, at) + 1, line)
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    elif whole is True or (callable(whole) and whole(lines[-1])):
+        raise cut_short(path, len(lines), lines[-1])
+    return [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
 
 
 def cut_short(path: str, lineno: int, last: bytes) -> InputError:
@@ -240,7 +260,10 @@ def nul_byte(path: str, lineno: int, line: bytes) -> InputError:
 
 
 def iter_text_lines(
-    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS, *, whole: bool = False
+    path: str | os.PathLike[str],
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    whole: bool | Callable[[bytes], bool] = False,
 ) -> Iterator[tuple[int, str]]:
     """Like `iter_lines` on a path, decoded as UTF-8 (bad bytes are an InputError)."""
     name = str(path)
