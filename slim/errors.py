@@ -19,7 +19,7 @@ def describe_found(found: bytes | str, limit: int = _FOUND_MAX) -> str:
             if exc.start < len(head) - 3:  # not only a cut last character
                 return _binary(found, exc.start)
             text = head[: exc.start].decode("utf-8")
-        bad = next((i for i, c in enumerate(text) if ord(c) < 32 and c != "\t"), -1)
+        bad = next((i for i, c in enumerate(text) if ord(c) < 32 and c not in "\t\n\r"), -1)
         if bad >= 0:
             return _binary(found, len(text[:bad].encode("utf-8")))
     else:
@@ -28,6 +28,26 @@ def describe_found(found: bytes | str, limit: int = _FOUND_MAX) -> str:
         return "end of file"
     shown = repr(text[:limit])
     return shown + ("…" if len(text) > limit or len(found) > limit * 4 else "")
+
+
+def describe_value(value: object) -> str:
+    """A decoded JSON value as found: its JSON type and a short rendering (`number 7`)."""
+    import json
+
+    kind = {
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return f"{kind} {text[:_FOUND_MAX]}" + ("…" if len(text) > _FOUND_MAX else "")
 
 
 def _binary(found: bytes, at: int) -> str:

@@ -187,18 +187,9 @@ def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
         return f.read(size)
 
 
-def iter_lines(
-    stream: BinaryIO,
-    path: str,
-    limits: Limits = DEFAULT_LIMITS,
-    *,
-    whole: bool | Callable[[bytes], bool] = False,
-    nul: bool = True,
-) -> Iterator[tuple[int, bytes]]:
-    """Yield (1-based line number, line without its newline); over-long lines and NUL
-    bytes are errors. `whole`: the last line must end with a newline too (tools end
-    every line of these formats with one; a file that does not was cut short); a
-    predicate: only a last line it is true of must (a trace's row, not program output)."""
+def _raw_lines(stream: BinaryIO, path: str, limits: Limits) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line without its newline, whether it had one); over-long lines are
+    errors."""
     cap = limits.max_line_bytes
     lineno = 0
     while True:
@@ -206,16 +197,36 @@ def iter_lines(
         if not line:
             return
         lineno += 1
-        if line.endswith(b"\n"):
+        ended = line.endswith(b"\n")
+        if ended:
             line = line[:-1]
             if line.endswith(b"\r"):
                 line = line[:-1]
         elif len(line) > cap:
             raise InputError(path, f"a line of at most {cap} bytes", "a longer line", line=lineno)
-        elif whole is True or (callable(whole) and whole(line)):
-            raise cut_short(path, lineno, line)
-        if nul and b"\0" in line:
+        yield lineno, line, ended
+
+
+def _must_end(whole: bool | Callable[[bytes], bool], line: bytes) -> bool:
+    return whole is True or (callable(whole) and whole(line))
+
+
+def iter_lines(
+    stream: BinaryIO,
+    path: str,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    whole: bool | Callable[[bytes], bool] = False,
+) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, line without its newline); over-long lines and NUL
+    bytes are errors. `whole`: the last line must end with a newline too (tools end
+    every line of these formats with one; a file that does not was cut short); a
+    predicate: only a last line it is true of must (a trace's row, not program output)."""
+    for lineno, line, ended in _raw_lines(stream, path, limits):
+        if b"\0" in line:
             raise nul_byte(path, lineno, line)
+        if not ended and _must_end(whole, line):
+            raise cut_short(path, lineno, line)
         yield lineno, line
 
 
@@ -265,10 +276,11 @@ def iter_text_lines(
     *,
     whole: bool | Callable[[bytes], bool] = False,
 ) -> Iterator[tuple[int, str]]:
-    """Like `iter_lines` on a path, decoded as UTF-8 (bad bytes are an InputError)."""
+    """Like `iter_lines` on a path, decoded as UTF-8 (bad bytes are an InputError); the
+    first offending byte of a line is the one reported."""
     name = str(path)
     with open_input(path, limits) as f:
-        for lineno, raw in iter_lines(f, name, limits, whole=whole, nul=False):
+        for lineno, raw, ended in _raw_lines(f, name, limits):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -277,6 +289,8 @@ def iter_text_lines(
                 raise bad_utf8(name, lineno, raw, exc) from None
             if "\0" in text:
                 raise nul_byte(name, lineno, raw)
+            if not ended and _must_end(whole, raw):
+                raise cut_short(name, lineno, raw)
             yield lineno, text
 
 

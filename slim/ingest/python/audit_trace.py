@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from slim.errors import InputError, describe_found
+from slim.errors import InputError, describe_found, describe_value
 from slim.ingest._io import iter_lines, open_input
 from slim.ingest.python._names import valid_module_name
 from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator, source_file
@@ -61,7 +61,7 @@ def _typed(
         raise InputError(
             at[0],
             f'"{key}": {what}',
-            f"{type(value).__name__} {describe_found(repr(value))}",
+            describe_value(value),
             line=at[1],
         )
     return value
