@@ -115,6 +115,21 @@ class UnknownFormatError(InputError):
     """No reader recognises the file; the message names the supported formats."""
 
 
+class OutputError(SlimError):
+    """An output that cannot be written: `PATH: cannot write: <the OS's reason>`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.reason))
+
+    def __str__(self) -> str:
+        return f"{self.path}: cannot write: {self.reason}"
+
+
 class ConfigError(SlimError):
     """A bad `slim.toml` / `[tool.slim]` setting or a bad combination of options."""
 
