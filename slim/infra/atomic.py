@@ -81,9 +81,14 @@ def write_atomic(output: Path, data: bytes) -> None:
     write_all_atomic({output: data})
 
 
-def write_all_atomic(files: Mapping[Path, bytes]) -> None:
-    """Write every file or none: all are staged before the first replaces its target."""
+def write_all_atomic(
+    files: Mapping[Path, bytes], originals: Mapping[Path, bytes] | None = None
+) -> None:
+    """Write every file or none: all are staged before the first replaces its target.
+    With `originals` (each file's contents before), a replace that still fails puts the
+    files already replaced back as they were."""
     staged: list[tuple[str, Path]] = []
+    done: list[Path] = []
     try:
         for output, data in files.items():
             staged.append((_stage(output, data), output))
@@ -91,8 +96,17 @@ def write_all_atomic(files: Mapping[Path, bytes]) -> None:
             try:
                 os.replace(tmp, output)
             except OSError as exc:
+                _roll_back(done, originals)
                 raise _error(output, exc) from None
+            done.append(output)
     finally:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 Path(tmp).unlink(missing_ok=True)
+
+
+def _roll_back(done: list[Path], originals: Mapping[Path, bytes] | None) -> None:
+    for path in reversed(done):
+        if originals is not None and path in originals:
+            with contextlib.suppress(OutputError):
+                write_atomic(path, originals[path])
