@@ -206,7 +206,7 @@ def _build_file(package: object) -> Location | None:
 
 
 def _bad(name: str, line: int, expected: str, value: object) -> InputError:
-    return InputError(name, expected, describe_found(repr(value)), line=line)
+    return InputError(name, expected, describe_value(value), line=line)
 
 
 def load_query(path: Path, b: GraphBuilder) -> None:
@@ -254,8 +254,11 @@ def _target_entries(
         for item in doc:
             yield from _target_entries(item, name, line, skipped)
     elif isinstance(doc, dict) and ("compatible_targets" in doc or "incompatible_targets" in doc):
+        for key in ("compatible_targets", "incompatible_targets"):
+            if not isinstance(doc.get(key, []), list):
+                raise _bad(name, line, f'"{key}": an array of targets', doc[key])
         yield from _target_entries(doc.get("compatible_targets", []), name, line, skipped)
-        for item in doc.get("incompatible_targets") or []:
+        for item in doc.get("incompatible_targets", []):
             target = item.get("buck.target", "?") if isinstance(item, dict) else "?"
             skipped.append(f"{target} (incompatible)")
     elif isinstance(doc, dict):

@@ -123,7 +123,7 @@ def test_entries_without_any_label_are_refused() -> None:
         ("buck2-query-json", "", "empty file"),
         ("buck2-query-json", '{"root//a:b": {"buck.deps": [', "expected valid JSON"),
         ("buck2-query-json", '{"not a label": {}}', "expected a target label as key"),
-        ("buck2-query-json", '["root//a:b", 3]', "expected a target label, found '3'"),
+        ("buck2-query-json", '["root//a:b", 3]', "expected a target label, found number 3"),
         ("buck2-query-json", '"root//a:b"', "expected a JSON object"),
         ("buck2-query-json", '{"root//a:b": 7}', "attributes .an object. or labels"),
         ("buck2-targets-json", "[1]", "expected a target object"),
