@@ -219,21 +219,31 @@ class _GnuMapParser:
 
     # -- archive members ---------------------------------------------------------------
     def _members(self, data: bytes, start: int, end: int, base: int) -> None:
-        for lineno, ln in self._lines(data, start, end, base):
-            if not ln.strip():
+        """`member<pad to col 30>file (symbol)`, or the member alone on its line and the
+        rest on the next, indented 30 (one pass over the lines, nothing kept per line)."""
+        body = data[start + 1 : end]
+        col, spaces, files, file = _MEMBER_COL, _SPACES_MEMBER, self.files, self.file
+        pending = self._member_pending
+        lineno = base
+        for ln in body.split(b"\n"):
+            lineno += 1
+            if not ln or ln.isspace():
                 continue
-            if ln.startswith(_SPACES_MEMBER) and self._member_pending is not None:
-                member, mline = self._member_pending
-                self._member_pending = None
-                self._pulled(member, ln[_MEMBER_COL:], mline, lineno)
+            if pending is not None and ln.startswith(spaces):
+                self._pulled(pending[0], ln[col:], pending[1], lineno)
+                pending = None
                 continue
-            if len(ln) > _MEMBER_COL and ln[_MEMBER_COL - 1 : _MEMBER_COL] == b" ":
-                member = self.file(ln[:_MEMBER_COL].rstrip(), lineno)
-                rest = ln[_MEMBER_COL:].lstrip(b" ")
+            if len(ln) > col and ln[col - 1] == 32:
+                head = ln[:col].rstrip()
+                member = files.get(head)
+                if member is None:
+                    member = file(head, lineno)
+                rest = ln[col:].lstrip(b" ")
                 if rest:
                     self._pulled(member, rest, lineno, lineno)
                     continue
-            self._member_pending = (self.file(ln.rstrip(), lineno), lineno)
+            pending = (file(ln.rstrip(), lineno), lineno)
+        self._member_pending = pending
 
     def _pulled(self, member: str, rest: bytes, mline: int, lineno: int) -> None:
         rest = rest.rstrip()
