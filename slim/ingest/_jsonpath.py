@@ -101,9 +101,15 @@ def offset_of(data: bytes, path: str) -> int | None:
 _PATH = re.compile(r" - at `(\$[^`]*)`")
 
 
+_BYTE = re.compile(r"\(byte (\d+)\)|at byte (\d+)")
+
+
 def line_of(data: bytes, message: str) -> int:
-    """The 1-based line of the value a msgspec validation `message` is about (the line of
-    its path's deepest value found; 1 when the message names no path)."""
+    """The 1-based line a msgspec error `message` is about: its byte position (malformed
+    JSON), else the line of its path's deepest value found (a wrong type); else 1."""
+    b = _BYTE.search(message)
+    if b is not None:
+        return data.count(b"\n", 0, int(b.group(1) or b.group(2))) + 1
     m = _PATH.search(message)
     path = m.group(1) if m else "$"
     while True:
