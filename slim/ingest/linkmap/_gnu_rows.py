@@ -304,7 +304,14 @@ def _slices(data: bytes, lo: I64, hi: I64) -> list[bytes]:
 
 
 def fixed_rows(
-    data: bytes, start: int, end: int, nl: NDArray[np.intp], base: int, offset: int = -1
+    data: bytes,
+    start: int,
+    end: int,
+    nl: NDArray[np.intp],
+    base: int,
+    offset: int = -1,
+    *,
+    kept: bool = True,
 ) -> Block | None:
     """Rows of data[start:end] by columns; None when the segment needs the regex reader.
 
@@ -312,6 +319,7 @@ def fixed_rows(
     chunk starts at nl[k-1] + 1 and is numbered base + k. A row is a line starting with
     one space and a name (the regex's anchor): every such line must decode as a row.
     `offset` is the file offset of data[0] (names stay byte ranges), -1 for a stream.
+    Kept rows say which are unallocated; discarded ones whether any is per-function.
     """
     arr = np.frombuffer(data, dtype=np.uint8)
     top = len(arr) - 1
@@ -363,11 +371,11 @@ def fixed_rows(
         addrs,
         sizes,
         np.where(is_wrapped, k[idx] - 1, k[idx]) + base + 1,
-        _unallocated(arr, name_lo, name_hi),
+        _unallocated(arr, name_lo, name_hi) if kept else np.zeros(len(idx), dtype=bool),
         starts,
         run_files,
     )
-    out.function_sections = _any_prefixed(arr, name_lo, FUNCTION_SECTIONS)
+    out.function_sections = not kept and _any_prefixed(arr, name_lo, FUNCTION_SECTIONS)
     if offset >= 0:
         out.name_lo, out.name_hi = name_lo + offset, name_hi + offset
     else:

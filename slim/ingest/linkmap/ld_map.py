@@ -278,7 +278,12 @@ class _GnuMapParser:
     def _sections(self, data: bytes, start: int, end: int, rows: Rows) -> None:
         """Section rows of data[start:end]: column-wise numpy, or the regex for odd layouts."""
         nl = self._newline_index(data)
-        got = fixed_rows(data, start, end, nl, self._base, self._offset) if self.fast else None
+        kept = rows is self._kept_rows
+        got = (
+            fixed_rows(data, start, end, nl, self._base, self._offset, kept=kept)
+            if self.fast
+            else None
+        )
         if got is None:
             got = regex_rows(data, start, end, nl, self._base)
         rows.add(got)
