@@ -177,11 +177,20 @@ def regex_rows(data: bytes, start: int, end: int, nl: NDArray[np.intp], base: in
     if not pos:
         return _empty()
     lines = np.searchsorted(nl, np.array(pos), side="right").astype(np.int64) + base
+    return rows_block(names, addrs, [min(s, 1 << 62) for s in sizes], files, lines.tolist())
+
+
+def rows_block(
+    names: list[bytes], addrs: list[int], sizes: list[int], files: list[bytes], lines: list[int]
+) -> Block:
+    """A `Block` of rows read one by one (names as bytes, runs of one file found)."""
+    if not names:
+        return _empty()
     starts = [0, *(i for i in range(1, len(files)) if files[i] != files[i - 1])]
     return Block(
         np.array(addrs, dtype=np.uint64),
-        np.array([min(s, 1 << 62) for s in sizes], dtype=np.int64),
-        lines,
+        np.array(sizes, dtype=np.int64),
+        np.array(lines, dtype=np.int64),
         np.array([n.startswith(_UNALLOCATED_B) for n in names], dtype=bool),
         np.array(starts, dtype=np.int64),
         [files[i] for i in starts],
