@@ -4,7 +4,9 @@ Floors are measured in the same run: a bare Python line loop over the same map, 
 `nm` over the same shared library. The map is synthesized in the bfd layout (members,
 wrapped discarded sections, memory map with symbol lines, --cref table) with Bazel-style
 paths; the library is assembled from generated code with long mangled names (a 450 MB
-framework library is not available offline, so a generated one stands in).
+framework library is not available offline, so a generated one stands in). An lld map
+(input-section and symbol rows, objects in link order) measures the columnar lld/mold
+reader.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 MAP_MB_FULL = 200
 MAP_MB_QUICK = 20
+LLD_MB_FULL = 50
+LLD_MB_QUICK = 10
 SYMS_FULL = 500_000
 SYMS_QUICK = 50_000
 
@@ -33,7 +37,7 @@ def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
 
 
 def _row(
-    case: str, measured: float, floor: str, floor_s: float, goal: str, ok: bool
+    case: str, measured: float, floor: str, floor_s: float, goal: str, ok: bool | None
 ) -> dict[str, object]:
     return {
         "case": case,
@@ -96,6 +100,72 @@ def make_map(path: Path, megabytes: int) -> None:
             for r in range(k % 3):
                 f.write(f"{'':50}{objs[(k + r + 1) % len(objs)]}\n")
             k += 1
+
+
+def make_lld_map(path: Path, megabytes: int) -> None:
+    """An lld `--Map` of roughly `megabytes` MB: one input-section row and one symbol row
+    per function, each object's sections together (link order), Bazel-style paths."""
+    if path.exists() and path.stat().st_size >= megabytes * 1_000_000:
+        return
+    with path.open("w") as f:
+        f.write("             VMA              LMA     Size Align Out     In      Symbol\n")
+        f.write("          201000           201000  8000000    16 .text\n")
+        addr, k = 0x201000, 0
+        while f.tell() < megabytes * 1_000_000:
+            pkg = f"pkg{(k // 60) % 8000:05d}"
+            member = f"source_file_{(k // 15) % 4:03d}.pic.o"
+            o = f"bazel-out/k8-opt/bin/third_party/{pkg}/lib{pkg}.a({member})"
+            name = f"_ZN3pkg9namespace5ClassIiE6methodEv{k}"
+            f.write(f"{addr:16x} {addr:16x} {40 + k % 200:8x}    16         {o}:(.text.{name})\n")
+            f.write(f"{addr:16x} {addr:16x}        0     1                 {name}\n")
+            addr += 64
+            k += 1
+        f.write("               0                0      118     1 .shstrtab\n")
+        f.write("               0                0      118     1         <internal>:(.shstrtab)\n")
+
+
+def bench_lld_map(workdir: Path, quick: bool) -> list[dict[str, object]]:
+    from slim.ingest.linkmap import lld_map
+
+    mb = LLD_MB_QUICK if quick else LLD_MB_FULL
+    path = workdir / f"synthetic-lld-{mb}mb.map"
+    make_lld_map(path, mb)
+    size = path.stat().st_size
+
+    def loop() -> None:
+        with path.open("rb") as f:
+            for _line in f:
+                pass
+
+    _, floor_cpu = _best(loop, 3)
+    wall, cpu = _best(lambda: lld_map.load(path), 3)
+    label = f"{size / 1e6:.0f} MB lld map"
+    return [
+        _row(
+            f"{label}: parse, wall ({size / wall / 1e6:.0f} MB/s)",
+            wall,
+            "150 MB/s",
+            size / 150e6,
+            ">= 150 MB/s",
+            size / wall >= 150e6,
+        ),
+        _row(
+            f"{label}: parse, CPU time ({size / cpu / 1e6:.0f} MB/s)",
+            cpu,
+            "150 MB/s",
+            size / 150e6,
+            ">= 150 MB/s",
+            size / cpu >= 150e6,
+        ),
+        _row(
+            f"{label}: parse vs bare line loop, CPU time (long lines: a low floor)",
+            cpu,
+            "for line in file: pass",
+            floor_cpu,
+            "informational",
+            None,
+        ),
+    ]
 
 
 def make_library(workdir: Path, n: int) -> Path | None:
@@ -206,7 +276,7 @@ def bench_elf(workdir: Path, quick: bool) -> list[dict[str, object]]:
 
 def run(quick: bool, workdir: Path) -> list[dict[str, object]]:
     workdir.mkdir(parents=True, exist_ok=True)
-    return bench_map(workdir, quick) + bench_elf(workdir, quick)
+    return bench_map(workdir, quick) + bench_lld_map(workdir, quick) + bench_elf(workdir, quick)
 
 
 if __name__ == "__main__":

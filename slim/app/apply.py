@@ -3,7 +3,9 @@
 The default is a dry run that prints what would change. With `--write`, buildozer runs
 the command file (BUILD/BUCK edits) and CMake cuts edit the `target_link_libraries`
 line the file API backtrace names (both, when a repository builds with Bazel and CMake
-and the graph came from both). buildozer exit 3 means "nothing to change".
+and the graph came from both). buildozer exit 3 means "nothing to change". Every edit
+is planned first (buildozer on a scratch copy, CMake edits in memory); only when all of
+them can be made are the files replaced, all together: never a half-edited tree.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slim.errors import UsageError
+from slim.infra.atomic import write_all_atomic, write_atomic
 from slim.model.actions import EdgeAction, Move, Remove, Replace
 from slim.model.findings import Finding, Fix
 from slim.model.labels import label_name
@@ -90,22 +93,15 @@ def resolve(root: Path, location: str) -> Path:
     return p if p.is_absolute() else root / p
 
 
-def edit_cmake(root: Path, fix: Fix) -> str:
-    """Remove the dep from (or, for a replacement, rename it in) the
-    `target_link_libraries` statement at the fix's line.
-
-    Returns a one-line description; raises UsageError when the line does not hold it.
-    """
+def edit_cmake_text(text: str, fix: Fix) -> tuple[str, str]:
+    """`text` (a CMakeLists.txt) with the dep removed from (or, for a replacement, renamed
+    in) the `target_link_libraries` statement at the fix's line, and a one-line
+    description; raises UsageError when the statement does not name it (a variable, say)."""
     loc, a = fix.location, fix.action
     if loc is None or loc.line is None:
         raise UsageError(f"{a.target} -> {a.dep}: no CMakeLists.txt line to edit is known")
     dep = label_name(a.dep)
     new_name = label_name(a.with_dep) if isinstance(a, Replace) else ""
-    path = resolve(root, loc.path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     lines = text.splitlines(keepends=True)
     pattern = _token(dep)
     start = loc.line - 1
@@ -120,9 +116,8 @@ def edit_cmake(root: Path, fix: Fix) -> str:
                 prev = lines[i - 1].rstrip("\r\n")
                 lines[i - 1] = prev + ")" + lines[i - 1][len(prev) :]
                 lines[i] = ""
-            path.write_text("".join(lines), encoding="utf-8")
             done = f"replaced {dep} with {new_name}" if new_name else f"removed {dep}"
-            return f"{loc.path}:{i + 1}: {done}"
+            return "".join(lines), f"{loc.path}:{i + 1}: {done}"
         if ")" in lines[i] and i > start:
             break
     raise UsageError(
@@ -130,6 +125,22 @@ def edit_cmake(root: Path, fix: Fix) -> str:
         if start < len(lines)
         else f"{loc}: line beyond the end of the file"
     )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def edit_cmake(root: Path, fix: Fix) -> str:
+    """`edit_cmake_text` on the file the fix names, written in place (atomically)."""
+    assert fix.location is not None
+    path = resolve(root, fix.location.path)
+    text, done = edit_cmake_text(_read(path).decode("utf-8", "surrogateescape"), fix)
+    write_atomic(path, text.encode("utf-8", "surrogateescape"))
+    return done
 
 
 def shown(path: Path) -> str:
@@ -163,24 +174,75 @@ def run_buildozer(root: Path, text: str, buildozer: str) -> tuple[int, str]:
     return proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
-def apply_cuts(
-    cuts: Sequence[Cut], root: Path, *, write: bool, buildozer: str | None = None
-) -> ApplyResult:
-    """Apply (or, by default, describe) every cut under `root`."""
-    res = ApplyResult()
+#: Files that mark a workspace root, and BUILD file names buildozer may edit.
+WORKSPACE_MARKERS = ("WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", "REPO.bazel", ".buckconfig")
+BUILD_FILES = ("BUILD", "BUILD.bazel", "BUCK", "TARGETS")
+
+
+@dataclass
+class Plan:
+    """Every edit `apply --write` will make, computed before any file is touched: the new
+    contents per file, the original contents they were planned from, and what to say."""
+
+    new: dict[Path, bytes] = field(default_factory=dict)
+    old: dict[Path, bytes] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    changed: int = 0
+
+    def text(self, path: Path) -> str:
+        """A file's planned contents so far (several edits of one file stack up)."""
+        if path not in self.new:
+            self.old[path] = self.new[path] = _read(path)
+        return self.new[path].decode("utf-8", "surrogateescape")
+
+    def put(self, path: Path, text: str) -> None:
+        self.new[path] = text.encode("utf-8", "surrogateescape")
+
+
+def _build_files(root: Path, cuts: Sequence[Cut]) -> list[Path]:
+    """The BUILD/BUCK files of the packages the cuts edit (what buildozer may change)."""
+    from slim.plan.fixes import buildozer_label
+
+    out = []
+    for pkg in sorted({buildozer_label(c.target).split("//", 1)[1].split(":")[0] for c in cuts}):
+        out += [root / pkg / n for n in BUILD_FILES if (root / pkg / n).is_file()]
+    return out
+
+
+def plan_buildozer(plan: Plan, cuts: Sequence[Cut], root: Path, buildozer: str) -> None:
+    """Run buildozer on a scratch copy of the BUILD files it may edit; its changes join
+    the plan (the real tree is untouched until every edit is known to apply)."""
+    files = _build_files(root, cuts)
+    with tempfile.TemporaryDirectory(prefix="slim-apply-") as tmp:
+        scratch = Path(tmp)
+        for marker in WORKSPACE_MARKERS:
+            if (root / marker).is_file():
+                shutil.copyfile(root / marker, scratch / marker)
+        for f in files:
+            copy = scratch / f.relative_to(root)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(plan.new.get(f) or _read(f))
+        code, output = run_buildozer(scratch, command_file(cuts), buildozer)
+        if code not in (0, BUILDOZER_NO_CHANGES):
+            last = output.splitlines()[-1] if output else ""
+            raise UsageError(f"buildozer failed (exit {code}): {last}; nothing was changed")
+        for f in files:
+            after = (scratch / f.relative_to(root)).read_bytes()
+            if after != (plan.new.get(f) or _read(f)):
+                plan.text(f)
+                plan.new[f] = after
+    if code == BUILDOZER_NO_CHANGES:
+        plan.lines.append("buildozer: nothing to change (already applied?)")
+    else:
+        plan.changed += len(cuts)
+        plan.lines.append(f"buildozer: applied {len(cuts)} command(s)")
+
+
+def plan_cuts(cuts: Sequence[Cut], root: Path, buildozer: str | None) -> Plan:
+    """Every edit of `cuts`, planned; any edit that cannot be made is a UsageError raised
+    before a file is touched."""
+    plan = Plan()
     bz = [c for c in cuts if any(x.runnable for x in c.fixes)]
-    cm = [x for c in cuts for x in c.fixes if x.kind == "cmake"]
-    if not cuts:
-        res.lines.append("nothing to apply: no removable findings")
-        return res
-    if not write:
-        res.lines.append("dry run (pass --write to change files):")
-        if bz:
-            res.lines.append(f"$ buildozer -f - <<'EOF'  # from {shown(root)}")
-            res.lines.extend(command_file(bz).rstrip("\n").splitlines())
-            res.lines.append("EOF")
-        res.lines.extend(x.command for x in cm)
-        return res
     if bz:
         exe = find_buildozer(buildozer)
         if exe is None:
@@ -188,21 +250,52 @@ def apply_cuts(
                 "buildozer is not on PATH (install it: npm install -g @bazel/buildozer), "
                 "or pass --buildozer PATH"
             )
-        code, output = run_buildozer(root, command_file(bz), exe)
-        if code == 0:
-            res.changed += len(bz)
-            res.lines.append(f"buildozer: applied {len(bz)} command(s)")
-        elif code == BUILDOZER_NO_CHANGES:
-            res.lines.append("buildozer: nothing to change (already applied?)")
-        else:
-            res.failed += len(bz)
-            res.lines.append(f"buildozer failed (exit {code}): {output.splitlines()[-1:]}")
-    for x in cm:
+        plan_buildozer(plan, bz, root, exe)
+    for x in (x for c in cuts for x in c.fixes if x.kind == "cmake"):
         if isinstance(x.action, Move):
-            res.lines.append(x.command)
+            plan.lines.append(x.command)
             continue
-        res.lines.append(edit_cmake(root, x))
-        res.changed += 1
+        assert x.location is not None
+        path = resolve(root, x.location.path)
+        try:
+            text, done = edit_cmake_text(plan.text(path), x)
+        except UsageError as exc:
+            raise UsageError(f"{exc}; nothing was changed") from None
+        plan.put(path, text)
+        plan.lines.append(done)
+        plan.changed += 1
+    return plan
+
+
+def commit(plan: Plan) -> None:
+    """Write every planned file or none: each must still hold what it was planned from;
+    all are staged, then replaced; a failed replace puts the replaced ones back."""
+    for path, old in plan.old.items():
+        if _read(path) != old:
+            raise UsageError(f"{path}: changed while slim planned its edits; nothing was changed")
+    write_all_atomic({p: data for p, data in plan.new.items() if data != plan.old[p]}, plan.old)
+
+
+def apply_cuts(
+    cuts: Sequence[Cut], root: Path, *, write: bool, buildozer: str | None = None
+) -> ApplyResult:
+    """Apply (or, by default, describe) every cut under `root`: all of them or none."""
+    res = ApplyResult()
+    if not cuts:
+        res.lines.append("nothing to apply: no removable findings")
+        return res
+    if not write:
+        bz = [c for c in cuts if any(x.runnable for x in c.fixes)]
+        res.lines.append("dry run (pass --write to change files):")
+        if bz:
+            res.lines.append(f"$ buildozer -f - <<'EOF'  # from {shown(root)}")
+            res.lines.extend(command_file(bz).rstrip("\n").splitlines())
+            res.lines.append("EOF")
+        res.lines.extend(x.command for c in cuts for x in c.fixes if x.kind == "cmake")
+        return res
+    plan = plan_cuts(cuts, root, buildozer)
+    commit(plan)
+    res.lines, res.changed = plan.lines, plan.changed
     return res
 
 

@@ -266,7 +266,7 @@ def draw(session: Session, target: str, out: Path | None, options: DrawOptions) 
     with session.progress.step(f"laying out the graph of {label}"):
         dot = to_dot(session.graph, root, dead, options, kept)
     if suffix in ("dot", "gv"):
-        return dot.encode("utf-8")
+        return dot.encode("utf-8", "backslashreplace")
     import shutil
 
     if shutil.which("dot") is None:

@@ -70,7 +70,7 @@ def display(path: Path | None) -> str:
         return "the config"
     try:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the cwd; a symlink loop
         return str(path)
 
 
@@ -440,9 +440,13 @@ class Session:
 
 
 def must_exist(path: Path, what: str) -> None:
-    """A missing input is bad input (exit 2), said in one line, before any reading."""
+    """A missing input, a symlink loop or a special file (FIFO, device, socket) is bad
+    input (exit 2), said in one line, before any reading."""
+    from slim.ingest._io import check_input
+
     if not path.exists() and not path.is_symlink():
         raise InputError(str(path), what, "no such file or directory")
+    check_input(path, directory=True)
 
 
 def near_labels(labels: Sequence[str], wanted: str, cap: int = 20_000) -> list[str]:

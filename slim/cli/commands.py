@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from slim.cli.main import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, cli, write_output
+from slim.cli.main import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, cli, encode_output, write_output
 from slim.cli.options import evidence_options, graph_options, request_from, rule_options
 from slim.errors import UsageError
 
@@ -362,8 +362,11 @@ def cleanup_cmd(
             bar.__exit__(None, None, None)
     outputs = dict(cu.iter_outputs(backlog))
     if out_dir:
-        for name, text in outputs.items():
-            write_output(text, Path(out_dir) / name)
+        from slim.infra.atomic import write_all_atomic
+
+        write_all_atomic(
+            {Path(out_dir) / name: encode_output(text) for name, text in outputs.items()}
+        )
     else:
         write_output(outputs["backlog.md"], None)
     click.echo(

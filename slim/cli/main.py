@@ -19,13 +19,23 @@ from slim.infra.atomic import write_atomic
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
 
 
+def encode_output(text: str) -> bytes:
+    """UTF-8, with raw input bytes (surrogate escapes) written as `\\udcXX`."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_output(text: str, output: Path | None) -> None:
-    """Write to stdout, or atomically to `output` (never a partial file)."""
+    """Write to stdout, or atomically to `output` (never a partial file).
+
+    Raw bytes of the inputs (a Latin-1 path or symbol, kept as surrogate escapes) are
+    written as `\\udcXX`: every output stays valid UTF-8 (and JSON).
+    """
+    data = encode_output(text)
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(data.decode("utf-8"))
         sys.stdout.flush()
         return
-    write_atomic(output, text.encode("utf-8"))
+    write_atomic(output, data)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

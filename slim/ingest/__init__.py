@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from slim.errors import InputError, UnknownFormatError, describe_found
-from slim.ingest._io import looks_binary, read_head
+from slim.errors import UnknownFormatError, describe_found
+from slim.ingest._io import check_input, looks_binary, read_head
 
 if TYPE_CHECKING:
     from slim.model.graph import BuildGraph, GraphBuilder
@@ -41,6 +41,7 @@ class Format:
         return bool(self._attr("sniff")(head, path))
 
     def load(self, path: Path, *args: object) -> object:
+        check_input(path, directory=True)
         return self._attr("load")(path, *args)
 
 
@@ -349,8 +350,7 @@ def find_format(name: str) -> Format:
 
 def detect(path: Path, evidence: str) -> Format:
     """The format of `path` among those giving `evidence`; an error names the supported ones."""
-    if not path.exists():
-        raise InputError(str(path), "an existing file", "no such file or directory")
+    check_input(path, directory=True)
     head = read_head(path)
     candidates = formats_for(evidence)
     for fmt in candidates:
@@ -358,6 +358,8 @@ def detect(path: Path, evidence: str) -> Format:
             return fmt
     names = ", ".join(f.name for f in candidates)
     expected = f"a {evidence} input ({names}; see `slim formats`)"
+    if path.is_dir():
+        raise UnknownFormatError(str(path), expected, "a directory (is a directory)")
     if head and looks_binary(head):
         raise UnknownFormatError(str(path), expected, describe_found(head), offset=0)
     first = head.split(b"\n", 1)[0]

@@ -261,8 +261,8 @@ class SymbolTable:
         text = buf.decode("latin-1") if buf.isascii() else None
         if text is not None:
             return [text[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
-        return [
-            buf[a:b].decode("utf-8", "replace")
+        return [  # names are bytes to a linker: kept losslessly, as map readers keep them
+            buf[a:b].decode("utf-8", "surrogateescape")
             for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
         ]
 
@@ -431,12 +431,13 @@ def demangle(names: Sequence[str]) -> list[str]:
             out.append(n)
             continue
         status = ctypes.c_int(0)
-        ptr = fn(n.encode(), None, None, ctypes.byref(status))
+        ptr = fn(n.encode("utf-8", "surrogateescape"), None, None, ctypes.byref(status))
         if status.value != 0 or not ptr:
             out.append(n)
             continue
         try:
-            out.append(ctypes.cast(ptr, ctypes.c_char_p).value.decode("utf-8", "replace"))  # type: ignore[union-attr]
+            raw = ctypes.cast(ptr, ctypes.c_char_p).value
+            out.append(raw.decode("utf-8", "surrogateescape") if raw is not None else n)
         finally:
             _free()(ptr)
     return out

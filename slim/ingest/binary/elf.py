@@ -10,13 +10,16 @@ Tests cross-check this reader against pyelftools on real gcc-built files.
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from slim.errors import InputError
+from slim.ingest._io import open_regular
 from slim.model.native import ElfFile, ElfSection, SymbolTable
 
 if TYPE_CHECKING:
@@ -129,6 +132,9 @@ class _Reader:
         self.length = length
         self.display = display
         self.file = file
+        self.notes: list[str] = []
+        """What was damaged but recovered exactly (said on the `ElfFile`)."""
+        self.shoff = 0
 
     def fail(self, expected: str, found: str, offset: int) -> InputError:
         return InputError(self.file, expected, found, offset=self.base + offset)
@@ -155,44 +161,16 @@ class _Reader:
             raise self.fail("an ELF file (\\x7fELF)", repr(ident[:4]), 0)
         if ident[4] not in (1, 2) or ident[5] not in (1, 2):
             raise self.fail("ELF class 1/2 and data encoding 1/2", repr(ident[4:6]), 4)
-        is64 = ident[4] == 2
+        self.is64 = ident[4] == 2
         endian = "<" if ident[5] == 1 else ">"
-        ehdr_t, shdr_t, sym_t, dyn_t = _dtypes(is64, endian)
+        ehdr_t, self.shdr_t, sym_t, dyn_t = _dtypes(self.is64, endian)
         eh = self.array(ehdr_t, 0, 1, "the ELF header")[0]
-        shoff, shnum = int(eh["shoff"]), int(eh["shnum"])
-        shstrndx = int(eh["shstrndx"])
-        if shoff == 0:
+        if int(eh["shoff"]) == 0:
             return self._result(eh, (), None, None, (), "", archive, member)
-        if int(eh["shentsize"]) != shdr_t.itemsize:
-            raise self.fail(
-                f"e_shentsize {shdr_t.itemsize}", str(int(eh["shentsize"])), 58 if is64 else 46
-            )
-        if shnum == 0:
-            shnum = int(self.array(shdr_t, shoff, 1, "section header 0")[0]["size"])
-        if shnum > _MAX_SECTIONS:
-            raise self.fail(f"at most {_MAX_SECTIONS} sections", str(shnum), shoff)
-        sh = self.array(shdr_t, shoff, shnum, f"{shnum} section headers")
-        if shstrndx == 0xFFFF and shnum:
-            shstrndx = int(sh[0]["link"])
+        sh = self._section_headers(eh)
+        shnum = len(sh)
         types = sh["type"].tolist()
-        offs = sh["offset"].tolist()
-        sizes = sh["size"].tolist()
-        for i, (t, o, s) in enumerate(zip(types, offs, sizes, strict=True)):
-            if t not in (0, 8) and s:
-                self.need(o, s, f"section {i}'s data")
-        shstr = b""
-        if 0 < shstrndx < shnum:
-            shstr = self.bytes_at(offs[shstrndx], sizes[shstrndx], "the section-name table")
-        sections = []
-        addrs = sh["addr"].tolist()
-        for i, nm in enumerate(sh["name"].tolist()):
-            if i == 0:
-                continue
-            end = shstr.find(b"\0", nm)
-            name = shstr[nm:end].decode("utf-8", "replace") if 0 <= nm < len(shstr) else ""
-            sections.append(
-                ElfSection(name, _SHT.get(types[i], hex(types[i])), sizes[i], offs[i], addrs[i])
-            )
+        sections = self._sections(sh, self._section_names(eh, sh))
         symtab = dynsym = None
         needed: list[str] = []
         soname = ""
@@ -212,31 +190,137 @@ class _Reader:
             eh, tuple(sections), symtab, dynsym, tuple(needed), soname, archive, member
         )
 
+    def shdr_field(self, i: int, field: str) -> int:
+        """The file offset of section header `i`'s `field` (for errors about it)."""
+        assert self.shdr_t.fields is not None
+        return self.shoff + i * self.shdr_t.itemsize + int(self.shdr_t.fields[field][1])
+
+    def _section_headers(self, eh: np.void) -> NDArray[np.void]:
+        shoff, shnum = int(eh["shoff"]), int(eh["shnum"])
+        self.shoff = shoff
+        if int(eh["shentsize"]) != self.shdr_t.itemsize:
+            raise self.fail(
+                f"e_shentsize {self.shdr_t.itemsize}",
+                str(int(eh["shentsize"])),
+                58 if self.is64 else 46,
+            )
+        if shnum == 0:
+            shnum = int(self.array(self.shdr_t, shoff, 1, "section header 0")[0]["size"])
+        if shnum > _MAX_SECTIONS:
+            raise self.fail(f"at most {_MAX_SECTIONS} sections", str(shnum), shoff)
+        sh = self.array(self.shdr_t, shoff, shnum, f"{shnum} section headers")
+        for i, (t, o, sz) in enumerate(
+            zip(sh["type"].tolist(), sh["offset"].tolist(), sh["size"].tolist(), strict=True)
+        ):
+            if t not in (0, 8) and sz:
+                self.need(o, sz, f"section {i}'s data")
+        return sh
+
+    def _section_names(self, eh: np.void, sh: NDArray[np.void]) -> bytes:
+        """The section-name table e_shstrndx names; out of range or not a string table is
+        an error at e_shstrndx (every name, and the file's kind, would be lost)."""
+        shstrndx = int(eh["shstrndx"])
+        at = 62 if self.is64 else 50
+        if shstrndx == 0xFFFF and len(sh):
+            shstrndx = int(sh[0]["link"])
+            at = self.shdr_field(0, "link")
+        if shstrndx == 0:
+            self.notes.append("no section-name table (e_shstrndx 0): section names unknown")
+            return b""
+        if not shstrndx < len(sh):
+            raise self.fail(f"an e_shstrndx below the section count ({len(sh)})", str(shstrndx), at)
+        if int(sh[shstrndx]["type"]) != 3:
+            raise self.fail(
+                "an e_shstrndx naming a string table (SHT_STRTAB)",
+                f"section {shstrndx} of type {_SHT.get(int(sh[shstrndx]['type']), '?')}",
+                at,
+            )
+        return self.bytes_at(
+            int(sh[shstrndx]["offset"]), int(sh[shstrndx]["size"]), "the section-name table"
+        )
+
+    def _sections(self, sh: NDArray[np.void], shstr: bytes) -> list[ElfSection]:
+        types, offs, sizes = sh["type"].tolist(), sh["offset"].tolist(), sh["size"].tolist()
+        addrs = sh["addr"].tolist()
+        sections = []
+        for i, nm in enumerate(sh["name"].tolist()):
+            if i == 0:
+                continue
+            if shstr and nm >= len(shstr):
+                raise self.fail(
+                    f"a section name offset inside the section-name table ({len(shstr)} bytes)",
+                    str(nm),
+                    self.shdr_field(i, "name"),
+                )
+            end = shstr.find(b"\0", nm)
+            name = shstr[nm : end if end >= 0 else len(shstr)].decode("utf-8", "surrogateescape")
+            sections.append(
+                ElfSection(name, _SHT.get(types[i], hex(types[i])), sizes[i], offs[i], addrs[i])
+            )
+        return sections
+
     def _symbols(
         self, sh: NDArray[np.void], i: int, sym_t: np.dtype, shnum: int, grouped: NDArray[np.bool_]
     ) -> SymbolTable:
         off, size, link = int(sh[i]["offset"]), int(sh[i]["size"]), int(sh[i]["link"])
+        what = "symbol table" if int(sh[i]["type"]) == 2 else "dynamic symbol table"
+        self._entry_size(sh, i, sym_t.itemsize, what)
         if size % sym_t.itemsize:
             raise self.fail(
                 f"a symbol table of whole {sym_t.itemsize}-byte entries", f"{size} bytes", off
             )
         if not 0 < link < shnum:
-            raise self.fail("a symbol table linked to a string table", f"sh_link {link}", off)
+            raise self.fail(
+                "a symbol table linked to a string table",
+                f"sh_link {link}",
+                self.shdr_field(i, "link"),
+            )
+        if int(sh[link]["type"]) != 3:
+            raise self.fail(
+                f"a {what} whose sh_link names a string table (SHT_STRTAB)",
+                f"sh_link {link}, a section of type {_SHT.get(int(sh[link]['type']), '?')}",
+                self.shdr_field(i, "link"),
+            )
         syms = self.array(sym_t, off, size // sym_t.itemsize, "the symbol table")
         strtab = self.bytes_at(
             int(sh[link]["offset"]), int(sh[link]["size"]), "the symbol string table"
         )
+        names = syms["name"].astype(np.uint32)
+        past = np.flatnonzero(names >= len(strtab) if strtab else names > 0)
+        if len(past):
+            k = int(past[0])
+            raise self.fail(
+                f"symbol name offsets inside its string table ({len(strtab)} bytes)",
+                f"symbol {k}'s st_name {int(names[k])}",
+                off + k * sym_t.itemsize,
+            )
         shndx = syms["shndx"].astype(np.uint16)
         in_range = shndx < shnum
         in_group = np.zeros(len(shndx), dtype=bool)
         in_group[in_range] = grouped[shndx[in_range]]
         return SymbolTable(
             strtab=strtab,
-            name_off=syms["name"].astype(np.uint32),
+            name_off=names,
             info=syms["info"].astype(np.uint8),
             shndx=shndx,
             size=syms["size"].astype(np.uint64),
             in_group=in_group,
+        )
+
+    def _entry_size(self, sh: NDArray[np.void], i: int, itemsize: int, what: str) -> None:
+        """sh_entsize of a table: its entry size, or 0 (read as `itemsize`, with a note)."""
+        entsize = int(sh[i]["entsize"])
+        if entsize == itemsize:
+            return
+        if entsize == 0:
+            self.notes.append(
+                f"section {i} ({what}): sh_entsize 0, read as {itemsize}-byte entries"
+            )
+            return
+        raise self.fail(
+            f"a {what} of {itemsize}-byte entries (sh_entsize)",
+            str(entsize),
+            self.shdr_field(i, "entsize"),
         )
 
     def _dynamic(
@@ -255,7 +339,9 @@ class _Reader:
                 if val >= len(strtab):
                     raise self.fail(".dynstr offsets inside .dynstr", str(val), off)
                 end = strtab.find(b"\0", val)
-                text = strtab[val : end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+                text = strtab[val : end if end >= 0 else len(strtab)].decode(
+                    "utf-8", "surrogateescape"
+                )
                 if tag == 1:
                     needed.append(text)
                 else:
@@ -287,11 +373,13 @@ class _Reader:
             soname=soname,
             archive=archive,
             member=member,
+            notes=tuple(self.notes),
         )
 
 
 def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
     out: list[ElfFile] = []
+    notes: list[str] = []
     pos = len(AR_MAGIC)
     longnames = b""
     n = len(buf)
@@ -313,10 +401,10 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
                 path, "a decimal ar member size", repr(hdr[48:58]), offset=pos + 48
             ) from None
         data = pos + _AR_HEADER
-        name = raw_name.decode("utf-8", "replace")
+        name = raw_name.decode("utf-8", "surrogateescape")
         if raw_name.startswith(b"#1/"):
             nlen = int(raw_name[3:] or b"0")
-            name = bytes(buf[data : data + nlen]).rstrip(b"\0").decode("utf-8", "replace")
+            name = bytes(buf[data : data + nlen]).rstrip(b"\0").decode("utf-8", "surrogateescape")
             data += nlen
             size -= nlen
         elif raw_name == b"//":
@@ -324,7 +412,9 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
         elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
             off = int(raw_name[1:])
             end = longnames.find(b"/\n", off)
-            name = longnames[off : end if end >= 0 else len(longnames)].decode("utf-8", "replace")
+            name = longnames[off : end if end >= 0 else len(longnames)].decode(
+                "utf-8", "surrogateescape"
+            )
         elif name.endswith("/"):
             name = name[:-1]
         is_member = raw_name not in (b"/", b"//", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED")
@@ -334,19 +424,34 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
         if is_member and not thin and bytes(buf[data : data + 4]) == ELF_MAGIC:
             display = f"{path}({name})"
             out.append(_Reader(buf, data, size, display, path).read(path, name))
+        elif raw_name in (b"/", b"/SYM64/"):
+            notes.extend(_symbol_map_note(buf, data, size, raw_name == b"/SYM64/"))
         pos = data + stored + ((data + stored) & 1)
+    if notes:
+        out = [dataclasses.replace(e, notes=(*e.notes, *notes)) for e in out]
     return out
+
+
+def _symbol_map_note(buf: mmap.mmap | bytes, data: int, size: int, wide: bool) -> list[str]:
+    """The archive's symbol map is never used (members are read directly); a count that
+    cannot fit its member is said, not trusted."""
+    width = 8 if wide else 4
+    if size < width:
+        return [f"archive symbol map of {size} bytes (no count): ignored, members read directly"]
+    count = int.from_bytes(bytes(buf[data : data + width]), "big")
+    if (count + 1) * width > size:
+        return [
+            f"archive symbol map claims {count} symbols in {size} bytes: ignored, "
+            "members read directly"
+        ]
+    return []
 
 
 def load(path: Path) -> list[object]:
     """An ELF file (one `ElfFile`) or an archive (one `ElfFile` per ELF member)."""
     name = str(path)
-    try:
-        f = path.open("rb")
-    except OSError as exc:
-        raise InputError(name, "a readable file", exc.strerror or str(exc)) from None
-    with f:
-        size = path.stat().st_size
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
         if size == 0:
             raise InputError(name, "an ELF file or ar archive", "an empty file", offset=0)
         err: InputError | None = None

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slim.errors import InputError
+from slim.ingest._io import open_regular
 from slim.model.gpu import (
     FLAG_ZSTD,
     KIND_ELF,
@@ -147,44 +148,21 @@ def read_elf(
     hdr = struct.Struct(e + ("HHIQQQIHHHHHH" if is64 else "HHIIIIIHHHHHH"))
     if end - base < 16 + hdr.size:
         raise _BadError(base, "a complete ELF header", f"{end - base} bytes")
-    (
-        etype,
-        machine,
-        _v,
-        _entry,
-        _ph,
-        shoff,
-        eflags,
-        _eh,
-        _phe,
-        _phn,
-        shentsize,
-        shnum,
-        shstrndx,
-    ) = hdr.unpack_from(buf, base + 16)
+    fields = hdr.unpack_from(buf, base + 16)
+    etype, machine, shoff, eflags = fields[0], fields[1], fields[5], fields[6]
+    shentsize, shnum, shstrndx = fields[10], fields[11], fields[12]
     shdr = struct.Struct(e + ("IIQQQQIIQQ" if is64 else "IIIIIIIIII"))
     if shoff == 0:
         return ElfView(base, end - base, is64, e, machine, etype, eflags, abi_version, ())
     if shentsize != shdr.size:
         raise _BadError(base + 16, f"section header size {shdr.size}", str(shentsize))
-    if base + shoff + shdr.size > end:
-        raise _BadError(base + 16, "a section header table inside the file", f"e_shoff {shoff:#x}")
-    raw0 = shdr.unpack_from(buf, base + shoff)
+    raws = _section_headers(buf, base, end, shoff, shnum, shdr)
     if shnum == 0:
-        shnum = raw0[5]
+        shnum = len(raws)
+    at = base + (62 if is64 else 50)
     if shstrndx == 0xFFFF:
-        shstrndx = raw0[6]
-    if base + shoff + shnum * shdr.size > end:
-        raise _BadError(base + shoff, f"{shnum} section headers inside the file", "the end of file")
-    raws = [shdr.unpack_from(buf, base + shoff + i * shdr.size) for i in range(shnum)]
-    table = b""
-    if names and 0 < shstrndx < shnum:
-        s = raws[shstrndx]
-        if base + s[4] + s[5] > end:
-            raise _BadError(
-                base + shoff, "a section name table inside the file", f"{s[4]:#x}+{s[5]}"
-            )
-        table = bytes(buf[base + s[4] : base + s[4] + s[5]])
+        shstrndx, at = raws[0][6], base + shoff + (40 if is64 else 24)
+    table = _name_table(buf, base, end, raws, shstrndx, at) if names else b""
     sections = []
     for i, (nm, typ, flags, addr, off, sz, link, _info, _al, entsize) in enumerate(raws):
         if typ != SHT_NOBITS and i and base + off + sz > end:
@@ -196,6 +174,49 @@ def read_elf(
         name = _cstr(table, nm) if names else ""
         sections.append(Section(name, typ, flags, base + off, sz, addr, link, entsize))
     return ElfView(base, end - base, is64, e, machine, etype, eflags, abi_version, tuple(sections))
+
+
+def _section_headers(
+    buf: bytes | mmap.mmap | memoryview,
+    base: int,
+    end: int,
+    shoff: int,
+    shnum: int,
+    shdr: struct.Struct,
+) -> list[tuple[int, ...]]:
+    """The raw section headers (e_shnum 0: the count is section 0's sh_size)."""
+    if base + shoff + shdr.size > end:
+        raise _BadError(base + 16, "a section header table inside the file", f"e_shoff {shoff:#x}")
+    raw0 = shdr.unpack_from(buf, base + shoff)
+    if shnum == 0:
+        shnum = raw0[5]
+    if base + shoff + shnum * shdr.size > end:
+        raise _BadError(base + shoff, f"{shnum} section headers inside the file", "the end of file")
+    return [shdr.unpack_from(buf, base + shoff + i * shdr.size) for i in range(shnum)]
+
+
+def _name_table(
+    buf: bytes | mmap.mmap | memoryview,
+    base: int,
+    end: int,
+    raws: list[tuple[int, ...]],
+    shstrndx: int,
+    at: int,
+) -> bytes:
+    """The section-name table; an e_shstrndx out of range, or naming a section that is not
+    a string table, is an error at `at` (every name, `.nv_fatbin` included, would be lost)."""
+    if shstrndx == 0:
+        return b""
+    if not shstrndx < len(raws):
+        raise _BadError(at, f"an e_shstrndx below the section count ({len(raws)})", str(shstrndx))
+    s = raws[shstrndx]
+    if s[1] != 3:
+        raise _BadError(
+            at, "an e_shstrndx naming a string table", f"section {shstrndx} of type {s[1]}"
+        )
+    if base + s[4] + s[5] > end:
+        raise _BadError(at, "a section name table inside the file", f"{s[4]:#x}+{s[5]}")
+    return bytes(buf[base + s[4] : base + s[4] + s[5]])
 
 
 def _cstr(table: bytes, at: int) -> str:
@@ -745,11 +766,7 @@ def read_device_code(
     """
     p = Path(path)
     name = p.as_posix()
-    try:
-        f = p.open("rb")
-    except OSError as exc:
-        raise InputError(name, "a readable file", exc.strerror or str(exc)) from None
-    with f:
+    with open_regular(p) as f:
         try:
             mm: mmap.mmap | bytes = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:

@@ -133,7 +133,7 @@ def read(path: Path) -> CompileDeps:
         for out in outs:
             objects.append(CompiledObject(out, deps[0], tuple(deps[1:]), start))
 
-    for lineno, line in iter_text_lines(path):
+    for lineno, line in iter_text_lines(path, whole=True):
         if not logical:
             start = lineno
             if not line.strip() or line.lstrip().startswith("#"):
@@ -143,7 +143,13 @@ def read(path: Path) -> CompileDeps:
             continue
         logical.append(line)
         flush()
-    flush()
+    if logical:
+        raise InputError(
+            name,
+            "a line after the one continued with `\\` (the rule goes on)",
+            "the end of the file (truncated?)",
+            line=start + len(logical) - 1,
+        )
     if not objects:
         raise InputError(
             name, "a depfile rule `<object>: <source> ...`", "none", line=max(start, 1)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from slim.errors import InputError
+from slim.errors import InputError, describe_value
 from slim.ingest.graph.bazel_jsonproto import _convert, _documents, _skip_log
 from slim.model.graph import GraphBuilder
 from slim.model.labels import normalize_label
@@ -165,7 +165,10 @@ def load(path: Path, b: GraphBuilder) -> None:
             tid = target_id.get(str(act.target_id))
             if tid is None:
                 raise InputError(
-                    name, "an action whose targetId is in `targets`", str(act.target_id), line=line
+                    name,
+                    "an action whose targetId is in `targets`",
+                    describe_value(act.target_id),
+                    line=line,
                 )
             if act.mnemonic in COMPILE_MNEMONICS:
                 compiles[tid] = compiles.get(tid, 0) + 1
@@ -178,7 +181,7 @@ def load(path: Path, b: GraphBuilder) -> None:
                 p = exec_path.get(str(out))
                 if p is None:
                     raise InputError(
-                        name, "an output id listed in `artifacts`", str(out), line=line
+                        name, "an output id listed in `artifacts`", describe_value(out), line=line
                     )
                 if is_artifact(p, act.mnemonic):
                     b.add_artifact(p, label)

@@ -51,7 +51,7 @@ def parse_line(text: str) -> tuple[str, str, str | None] | None:
 def load(path: Path, b: GraphBuilder) -> None:
     name = str(path)
     n = 0
-    for lineno, text in iter_text_lines(path):
+    for lineno, text in iter_text_lines(path, whole=True):  # bazel ends every line
         if not text.strip() or text.encode().startswith(LOG_PREFIXES):
             continue
         parsed = parse_line(text)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from slim.errors import InputError, describe_found
+from slim.errors import InputError, describe_found, describe_value
 from slim.ingest.graph.bazel_jsonproto import _documents, _skip_log
 from slim.model.graph import EdgeKind, GraphBuilder, Location, edge_kind_for_attribute
 from slim.model.labels import label_package, normalize_label, package_path, split_configuration
@@ -56,14 +56,12 @@ def _rule_name(buck_type: str) -> str:
     return buck_type
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a raw attribute value; select() branches all count, keys do not."""
+def _leaves(value: Any) -> Iterator[Any]:
+    """Every leaf of a raw attribute value; select() branches all count, keys do not."""
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, str):
-            yield v
-        elif isinstance(v, list):
+        if isinstance(v, list):
             stack.extend(reversed(v))
         elif isinstance(v, dict):
             typ = v.get("__type")
@@ -75,6 +73,37 @@ def _strings(value: Any) -> Iterator[str]:
                 stack.append(v.get("items"))
             elif typ is None:
                 stack.extend(reversed(list(v.values())))
+        elif v is not None:
+            yield v
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a raw attribute value (other leaves skipped)."""
+    return (v for v in _leaves(value) if isinstance(v, str))
+
+
+def _label_strings(value: Any, attr: str, where: tuple[str, int, str]) -> Iterator[str]:
+    """The strings of an attribute that holds labels (or paths): any other leaf (`"deps":
+    7`) is an error, not an attribute without edges."""
+    for v in _leaves(value):
+        if not isinstance(v, str):
+            name, line, target = where
+            raise InputError(
+                name,
+                f'"{attr}" of {target}: labels (strings, lists, select())',
+                describe_value(v),
+                line=line,
+            )
+        yield v
+
+
+def _typed_attr(attrs: dict[str, Any], key: str, where: tuple[str, int, str]) -> str | None:
+    """A `buck.*` string attribute: a string or null; anything else is an error."""
+    value = attrs.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    name, line, target = where
+    raise InputError(name, f'"{key}" of {target}: a string', describe_found(repr(value)), line=line)
 
 
 def _is_label(text: str) -> bool:
@@ -93,54 +122,76 @@ def _source_label(path: str, package: str) -> str:
     return path
 
 
-def add_node(b: GraphBuilder, key: str, attrs: dict[str, Any], location: Location | None) -> None:
-    """One target with its attributes: typed edges per attribute, `buck.deps` for the rest."""
-    raw_label, config = split_configuration(key)
-    label = normalize_label(raw_label)
-    package = label_package(label)
+def _checked(name: str) -> bool:
+    """Attributes known to hold labels: a value of another type there is damage. Private
+    ones (`_foo`) are Buck2's own and may hold booleans: those are only read if labels."""
+    return not name.startswith(("$", ":", "_"))
+
+
+def _edges(
+    attrs: dict[str, Any], package: str, where: tuple[str, int, str]
+) -> tuple[dict[tuple[str, EdgeKind], None], list[str], list[str], dict[str, str]]:
+    """(typed edges, srcs, tags, kept strings) of one target's attributes."""
     typed: dict[tuple[str, EdgeKind], None] = {}
-    covered: set[str] = set()
     srcs: list[str] = []
-    kept: dict[str, str | int | bool | tuple[str, ...]] = {}
+    kept: dict[str, str] = {}
     tags: list[str] = []
     for name, value in attrs.items():
         if name.startswith("buck."):
             continue
         if name == "labels":
-            tags.extend(s for s in _strings(value))
+            tags.extend(_label_strings(value, name, where))
             continue
-        if name in KEPT_STRINGS and isinstance(value, str):
-            kept[name] = value
+        if name in KEPT_STRINGS:
+            text = _typed_attr(attrs, name, where)
+            if text is not None:
+                kept[name] = text
             continue
         kind = edge_kind_for_attribute(name)
         if kind is None:
             continue
-        for s in _strings(value):
+        values = _label_strings(value, name, where) if _checked(name) else _strings(value)
+        for s in values:
             if _is_label(s):
                 dep = _dep_label(s)
                 typed[(dep, kind)] = None
-                covered.add(dep)
                 if kind is EdgeKind.SRCS:
                     srcs.append(dep)
             elif kind is EdgeKind.SRCS and "//" in s:
                 srcs.append(_source_label(s, package))
-    rule_type = attrs.get("buck.type")
+    return typed, srcs, tags, kept
+
+
+def add_node(
+    b: GraphBuilder,
+    key: str,
+    attrs: dict[str, Any],
+    location: Location | None,
+    where: tuple[str, int] = ("", 0),
+) -> None:
+    """One target with its attributes: typed edges per attribute, `buck.deps` for the rest.
+    A field of the wrong type is an `InputError` at `where` (file, line)."""
+    raw_label, config = split_configuration(key)
+    label = normalize_label(raw_label)
+    at = (*where, label)
+    typed, srcs, tags, kept = _edges(attrs, label_package(label), at)
+    rule_type = _typed_attr(attrs, "buck.type", at)
     i = b.add_target(
         label,
-        _rule_name(rule_type) if isinstance(rule_type, str) else "",
+        _rule_name(rule_type) if rule_type else "",
         location=location,
         srcs=dict.fromkeys(srcs),
         tags=tags,
-        attrs=kept,
+        attrs=dict(kept),
     )
     if config is None:
-        tc = attrs.get("buck.target_configuration")
-        config = tc if isinstance(tc, str) and tc else None
+        config = _typed_attr(attrs, "buck.target_configuration", at) or None
     if config is not None:
         b.add_configuration(i, config)
+    covered = {dep for dep, _ in typed}
     for dep, kind in typed:
         b.add_edge(i, b.intern(dep), kind)
-    for s in _strings(attrs.get("buck.deps")):
+    for s in _label_strings(attrs.get("buck.deps"), "buck.deps", at):
         dep = _dep_label(s)
         if dep not in covered:
             covered.add(dep)
@@ -155,7 +206,7 @@ def _build_file(package: object) -> Location | None:
 
 
 def _bad(name: str, line: int, expected: str, value: object) -> InputError:
-    return InputError(name, expected, describe_found(repr(value)), line=line)
+    return InputError(name, expected, describe_value(value), line=line)
 
 
 def load_query(path: Path, b: GraphBuilder) -> None:
@@ -173,7 +224,7 @@ def load_query(path: Path, b: GraphBuilder) -> None:
                 if isinstance(value, dict):
                     if not _is_label(key):
                         raise _bad(name, line, "a target label as key", key)
-                    add_node(b, key, value, _build_file(value.get("buck.package")))
+                    add_node(b, key, value, _build_file(value.get("buck.package")), (name, line))
                     n += 1
                 elif isinstance(value, list):
                     labels.extend(value)
@@ -203,8 +254,11 @@ def _target_entries(
         for item in doc:
             yield from _target_entries(item, name, line, skipped)
     elif isinstance(doc, dict) and ("compatible_targets" in doc or "incompatible_targets" in doc):
+        for key in ("compatible_targets", "incompatible_targets"):
+            if not isinstance(doc.get(key, []), list):
+                raise _bad(name, line, f'"{key}": an array of targets', doc[key])
         yield from _target_entries(doc.get("compatible_targets", []), name, line, skipped)
-        for item in doc.get("incompatible_targets") or []:
+        for item in doc.get("incompatible_targets", []):
             target = item.get("buck.target", "?") if isinstance(item, dict) else "?"
             skipped.append(f"{target} (incompatible)")
     elif isinstance(doc, dict):
@@ -237,7 +291,7 @@ def load_targets(path: Path, b: GraphBuilder) -> None:
                 key = f"{pkg}:{short}"
             if not _is_label(key):
                 raise _bad(name, line, "a target label in buck.target", key)
-            add_node(b, key, entry, None)
+            add_node(b, key, entry, None, (name, line))
             n += 1
     if skipped:
         b.notes.append(

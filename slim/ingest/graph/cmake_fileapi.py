@@ -37,7 +37,8 @@ from typing import TypeVar
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import open_input
+from slim.ingest._io import read_limited
+from slim.ingest._jsonpath import line_of
 from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location
 
 MAX_JSON_BYTES = 1024**3
@@ -222,22 +223,19 @@ def sniff(head: bytes, path: Path) -> bool:
 
 
 def _read(path: Path) -> bytes:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(str(path), "a CMake file API reply file", "no such file")
-    with open_input(path) as f:
-        data = f.read(MAX_JSON_BYTES + 1)
-    if len(data) > MAX_JSON_BYTES:
-        raise InputError(
-            str(path), f"a reply file of at most {MAX_JSON_BYTES} bytes", "a larger file"
-        )
-    return data
+    return read_limited(path, MAX_JSON_BYTES, "a reply file")
 
 
 def _decode(path: Path, data: bytes, typ: type[_S], what: str) -> _S:
     try:
         return msgspec.json.decode(data, type=typ)
     except msgspec.ValidationError as exc:
-        raise InputError(str(path), f"{what} ({exc})", describe_found(data[:60])) from None
+        line = line_of(data, str(exc))
+        start = sum(len(x) + 1 for x in data.split(b"\n", line - 1)[: line - 1])
+        found = describe_found(data[start : data.find(b"\n", start)].strip())
+        raise InputError(str(path), f"{what} ({exc})", found, line=line) from None
     except msgspec.DecodeError as exc:
         m = _BYTE.search(str(exc))
         off = int(m.group(1)) if m else len(data)
@@ -360,6 +358,27 @@ def load(path: Path, builder: GraphBuilder) -> None:
             f"cmake file API codemodel 2.{minor} is newer than 2.{KNOWN_MINOR}: unknown fields "
             "ignored"
         )
+
+
+class _EdgeSet:
+    """The edges of one target, a kind and a location per dependency: a later, stronger
+    kind replaces an order-only one; the first known location is kept."""
+
+    def __init__(self, t: Target, labels: dict[str, str]) -> None:
+        self.t = t
+        self.labels = labels
+        self.typed: dict[str, EdgeKind] = {}
+        self.locs: dict[str, Location | None] = {}
+
+    def put(self, ref: DepRef, kind: EdgeKind) -> None:
+        assert ref.id is not None
+        if ref.id not in self.labels:
+            return
+        prev = self.typed.get(ref.id)
+        if prev is None or (prev is EdgeKind.ORDER_ONLY and kind is not EdgeKind.ORDER_ONLY):
+            self.typed[ref.id] = kind
+        if self.locs.get(ref.id) is None:
+            self.locs[ref.id] = _location(self.t, ref.backtrace)[0]
 
 
 class _Builder:
@@ -510,19 +529,9 @@ class _Builder:
         visibility: set[str],
         inferred: set[str],
     ) -> None:
-        typed: dict[str, EdgeKind] = {}
-        locs: dict[str, Location | None] = {}
-
-        def put(ref: DepRef, kind: EdgeKind) -> None:
-            assert ref.id is not None
-            if ref.id not in self.labels:
-                return
-            prev = typed.get(ref.id)
-            if prev is None or (prev is EdgeKind.ORDER_ONLY and kind is not EdgeKind.ORDER_ONLY):
-                typed[ref.id] = kind
-            if locs.get(ref.id) is None:
-                locs[ref.id] = _location(t, ref.backtrace)[0]
-
+        """The edges one configuration's target declares, into `out`: from the 2.9+ link
+        lists, else from `dependencies` classified by backtraces and link fragments."""
+        acc = _EdgeSet(t, self.labels)
         modern = any(
             x is not None
             for x in (
@@ -533,34 +542,58 @@ class _Builder:
             )
         )
         if modern:
-            link = [r for r in t.link_libraries or () if r.id is not None]
-            iface = [r for r in t.interface_link_libraries or () if r.id is not None]
-            link_ids = {r.id for r in link}
-            iface_ids = {r.id for r in iface}
-            for r in link:
-                put(r, EdgeKind.DEPS)
-            for r in iface:
-                if r.id not in link_ids:
-                    put(r, EdgeKind.EXPORTS)
-            for r in t.object_dependencies or ():
+            self.modern_edges(t, acc, external, visibility)
+        linked = self.linked(t, modern, external)
+        for r in t.dependencies:
+            if r.id is None or r.id in acc.typed:
+                continue
+            kind = self.classify(t, r, linked)
+            if kind is not EdgeKind.ORDER_ONLY:
+                inferred.add(r.id)
+            acc.put(r, kind)
+        for dep, kind in acc.typed.items():
+            key = (dep, kind)
+            if key not in out or out[key] is None:
+                out[key] = acc.locs.get(dep)
+
+    def modern_edges(
+        self, t: Target, acc: _EdgeSet, external: set[str], visibility: set[str]
+    ) -> None:
+        """Edges of the 2.9+ lists (`linkLibraries`, `interfaceLinkLibraries`, object and
+        order dependencies) and each library edge's visibility."""
+        link = [r for r in t.link_libraries or () if r.id is not None]
+        iface = [r for r in t.interface_link_libraries or () if r.id is not None]
+        link_ids = {r.id for r in link}
+        iface_ids = {r.id for r in iface}
+        for r in link:
+            acc.put(r, EdgeKind.DEPS)
+        for r in iface:
+            if r.id not in link_ids:
+                acc.put(r, EdgeKind.EXPORTS)
+        for refs, kind in (
+            (t.object_dependencies, EdgeKind.DEPS),
+            (t.order_dependencies, EdgeKind.ORDER_ONLY),
+        ):
+            for r in refs or ():
                 if r.id is not None:
-                    put(r, EdgeKind.DEPS)
-            for r in t.order_dependencies or ():
-                if r.id is not None:
-                    put(r, EdgeKind.ORDER_ONLY)
-            for r in [*(t.link_libraries or ()), *(t.interface_link_libraries or ())]:
-                if r.id is None and r.fragment:
-                    external.add(r.fragment.strip())
-            for dep in link_ids | iface_ids:
-                if dep in self.labels:
-                    vis = (
-                        "PUBLIC"
-                        if dep in link_ids and dep in iface_ids
-                        else "PRIVATE"
-                        if dep in link_ids
-                        else "INTERFACE"
-                    )
-                    visibility.add(f"{self.labels[dep]} {vis}")
+                    acc.put(r, kind)
+        for r in [*(t.link_libraries or ()), *(t.interface_link_libraries or ())]:
+            if r.id is None and r.fragment:
+                external.add(r.fragment.strip())
+        self.visibility(link_ids, iface_ids, visibility)
+
+    def visibility(
+        self, link_ids: set[str | None], iface_ids: set[str | None], out: set[str]
+    ) -> None:
+        """`//dep PUBLIC|PRIVATE|INTERFACE` of each library edge, from the lists naming it."""
+        for dep in link_ids | iface_ids:
+            if dep is not None and dep in self.labels:
+                public = dep in link_ids and dep in iface_ids
+                vis = "PUBLIC" if public else "PRIVATE" if dep in link_ids else "INTERFACE"
+                out.add(f"{self.labels[dep]} {vis}")
+
+    def linked(self, t: Target, modern: bool, external: set[str]) -> set[str]:
+        """Targets named by the link line's library fragments (others: external libs)."""
         linked: set[str] = set()
         for f in t.link.command_fragments if t.link is not None else ():
             if f.role != "libraries":
@@ -570,17 +603,7 @@ class _Builder:
                 linked.add(hit)
             elif not modern and f.fragment.strip() and not f.fragment.startswith("-Wl,"):
                 external.add(f.fragment.strip())
-        for r in t.dependencies:
-            if r.id is None or r.id in typed:
-                continue
-            kind = self.classify(t, r, linked)
-            if kind is not EdgeKind.ORDER_ONLY:
-                inferred.add(r.id)
-            put(r, kind)
-        for dep, kind in typed.items():
-            key = (dep, kind)
-            if key not in out or out[key] is None:
-                out[key] = locs.get(dep)
+        return linked
 
     def classify(self, t: Target, r: DepRef, linked: set[str]) -> EdgeKind:
         """The kind of a target-level `dependencies` entry the newer lists do not cover."""

@@ -154,122 +154,139 @@ def tokenize(
     With `fast` (a one-slot list), a line holding one simple statement is a single FAST
     token whose content is left in `fast[0]` (read it before asking for the next token).
     """
-    it = iter(lines)
-    match = _TOKEN.match
-    lineno = 0
-    for lineno, text in it:
-        if text.startswith("#"):
-            continue
-        if fast is not None and text:
-            hit = _fast_line(text)
-            if hit is not None:
-                fast[0] = hit[0]
-                yield FAST, "", lineno
-                if hit[1]:
-                    yield ";", ";", lineno
+    return _Tokenizer(lines, path).tokens(fast)
+
+
+_SIMPLE = {"q": QID, "i": ID, "e": EDGEOP}
+
+
+class _Tokenizer:
+    """The lexer's state: the lines, the current one and the position in it. Tokens that
+    may span lines (strings, comments, HTML ids) read further lines themselves."""
+
+    def __init__(self, lines: Iterable[tuple[int, str]], path: str) -> None:
+        self.it = iter(lines)
+        self.path = path
+        self.lineno = 0
+        self.text = ""
+        self.pos = 0
+
+    def tokens(self, fast: list[FastLine] | None) -> Iterator[Token]:
+        while (nxt := next(self.it, None)) is not None:
+            self.lineno, self.text = nxt
+            if self.text.startswith("#"):
                 continue
-        pos = 0
+            if fast is not None and self.text:
+                hit = _fast_line(self.text)
+                if hit is not None:
+                    fast[0] = hit[0]
+                    yield FAST, "", self.lineno
+                    if hit[1]:
+                        yield ";", ";", self.lineno
+                    continue
+            yield from self.line_tokens()
+        yield EOF, "", self.lineno or 1
+
+    def line_tokens(self) -> Iterator[Token]:
+        """The tokens from `pos` to the end of the line (or of the multi-line token that
+        ends last on it)."""
+        self.pos = 0
+        match = _TOKEN.match
         while True:
-            m = match(text, pos)
+            m = match(self.text, self.pos)
             if m is None:
-                rest = text[pos:].lstrip()
-                raise InputError(path, "a DOT token", describe_found(rest[:40]), line=lineno)
+                rest = self.text[self.pos :].lstrip()
+                raise InputError(
+                    self.path, "a DOT token", describe_found(rest[:40]), line=self.lineno
+                )
             g = m.lastgroup
             if g == "z":
-                break
-            pos = m.end()
+                return
+            self.pos = m.end()
+            value = m.group(g) if g else ""
             if g == "q":
-                v = m.group(g)[1:-1]
-                yield QID, (_unescape(v) if "\\" in v else v), lineno
-            elif g == "i":
-                yield ID, m.group(g), lineno
+                v = value[1:-1]
+                yield QID, (_unescape(v) if "\\" in v else v), self.lineno
+            elif g in _SIMPLE:
+                yield _SIMPLE[g], value, self.lineno
             elif g == "p":
-                c = m.group(g)
-                yield c, c, lineno
-            elif g == "e":
-                yield EDGEOP, m.group(g), lineno
+                yield value, value, self.lineno
             elif g == "s":
-                opener = m.group(g)
-                start = lineno
-                if opener == '"':
-                    parts = [text[pos:]]
-                    size = len(text) - pos
-                    while True:  # the string goes on over the next lines
-                        nxt = next(it, None)
-                        if nxt is None:
-                            raise InputError(
-                                path,
-                                'a closing `"` for the string opened here',
-                                "end of file",
-                                line=start,
-                            )
-                        lineno, text = nxt
-                        body = _QBODY.match(text)
-                        assert body is not None
-                        end = body.end()
-                        size += end + 1
-                        if size > MAX_ID_CHARS:
-                            raise InputError(
-                                path,
-                                f"a quoted id of at most {MAX_ID_CHARS} characters",
-                                "a longer one",
-                                line=start,
-                            )
-                        parts.append("\n")
-                        if end < len(text):
-                            parts.append(text[:end])
-                            yield QID, _unescape("".join(parts)), start
-                            pos = end + 1
-                            break
-                        parts.append(text)
-                elif opener == "/*":
-                    close = text.find("*/", pos)
-                    while close < 0:
-                        nxt = next(it, None)
-                        if nxt is None:
-                            raise InputError(
-                                path,
-                                "`*/` closing the comment opened here",
-                                "end of file",
-                                line=start,
-                            )
-                        lineno, text = nxt
-                        close = text.find("*/")
-                    pos = close + 2
-                else:  # an HTML id `<...>`, angle brackets nested
-                    depth = 1
-                    parts = []
-                    size = 0
-                    while True:
-                        for hm in _HTML_PART.finditer(text, pos):
-                            depth += 1 if hm.group() == "<" else -1
-                            if depth == 0:
-                                parts.append(text[pos : hm.start()])
-                                pos = hm.end()
-                                break
-                        if depth == 0:
-                            break
-                        parts.append(text[pos:] + "\n")
-                        size += len(text) - pos
-                        if size > MAX_ID_CHARS:
-                            raise InputError(
-                                path,
-                                f"an HTML id of at most {MAX_ID_CHARS} characters",
-                                "a longer one",
-                                line=start,
-                            )
-                        nxt = next(it, None)
-                        if nxt is None:
-                            raise InputError(
-                                path,
-                                "`>` closing the HTML id opened here",
-                                "end of file",
-                                line=start,
-                            )
-                        lineno, text = nxt
-                        pos = 0
-                    yield HTML, "".join(parts), start
-    yield EOF, "", lineno or 1
+                tok = self.opened(value)
+                if tok is not None:
+                    yield tok
+
+    def opened(self, opener: str) -> Token | None:
+        if opener == '"':
+            return self.string()
+        if opener == "/*":
+            self.comment()
+            return None
+        return self.html()
+
+    def next_line(self, expected: str, start: int) -> None:
+        nxt = next(self.it, None)
+        if nxt is None:
+            raise InputError(self.path, expected, "end of file", line=start)
+        self.lineno, self.text = nxt
+
+    def string(self) -> Token:
+        """A quoted id that goes on over the next lines."""
+        start = self.lineno
+        parts = [self.text[self.pos :]]
+        size = len(self.text) - self.pos
+        while True:
+            self.next_line('a closing `"` for the string opened here', start)
+            body = _QBODY.match(self.text)
+            assert body is not None
+            end = body.end()
+            size += end + 1
+            if size > MAX_ID_CHARS:
+                raise InputError(
+                    self.path,
+                    f"a quoted id of at most {MAX_ID_CHARS} characters",
+                    "a longer one",
+                    line=start,
+                )
+            parts.append("\n")
+            if end < len(self.text):
+                parts.append(self.text[:end])
+                self.pos = end + 1
+                return QID, _unescape("".join(parts)), start
+            parts.append(self.text)
+
+    def comment(self) -> None:
+        start = self.lineno
+        close = self.text.find("*/", self.pos)
+        while close < 0:
+            self.next_line("`*/` closing the comment opened here", start)
+            close = self.text.find("*/")
+        self.pos = close + 2
+
+    def html(self) -> Token:
+        """An HTML id `<...>`, angle brackets nested."""
+        start = self.lineno
+        depth = 1
+        parts: list[str] = []
+        size = 0
+        while True:
+            for hm in _HTML_PART.finditer(self.text, self.pos):
+                depth += 1 if hm.group() == "<" else -1
+                if depth == 0:
+                    parts.append(self.text[self.pos : hm.start()])
+                    self.pos = hm.end()
+                    return HTML, "".join(parts), start
+            parts.append(self.text[self.pos :] + "\n")
+            size += len(self.text) - self.pos
+            if size > MAX_ID_CHARS:
+                raise InputError(
+                    self.path,
+                    f"an HTML id of at most {MAX_ID_CHARS} characters",
+                    "a longer one",
+                    line=start,
+                )
+            self.next_line("`>` closing the HTML id opened here", start)
+            self.pos = 0
 
 
 def _found(tok: Token) -> str:

@@ -46,7 +46,7 @@ def read_records(path: Path) -> tuple[list[tuple[str, list[str], bool]], int]:
     expected = 0
     start = 0
     lineno = 0
-    for lineno, line in iter_text_lines(path):
+    for lineno, line in iter_text_lines(path, whole=True):
         if current is not None and len(current[1]) < expected:
             if not line.startswith(INDENT):
                 raise InputError(
@@ -86,6 +86,13 @@ def read_records(path: Path) -> tuple[list[tuple[str, list[str], bool]], int]:
             f"{expected} deps for {current[0]!r} (line {start})",
             f"end of file after {len(current[1])}",
             line=max(lineno, 1),
+        )
+    if current is not None:  # ninja ends every record with deps with a blank line
+        raise InputError(
+            name,
+            f"the blank line ending the record of {current[0]!r} (line {start})",
+            "the end of the file (truncated?)",
+            line=lineno,
         )
     if not records and not missing:
         raise InputError(name, "a `ninja -t deps` record", "an empty file", line=1)

@@ -7,44 +7,87 @@ Maps reach hundreds of MB; readers scan newline-aligned chunks with compiled reg
 
 from __future__ import annotations
 
+import gc
 import mmap
+import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from slim.errors import InputError, describe_found
-from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC, Limits, open_input
+from slim.errors import InputError
+from slim.ingest._io import (
+    DEFAULT_LIMITS,
+    GZIP_MAGIC,
+    Limits,
+    cut_short,
+    open_input,
+    open_regular,
+)
 from slim.ingest.linkmap._gnu_rows import UNALLOCATED
 from slim.model.native import InputSection, LinkInput, PulledBy, SectionList, split_input
 
-CHUNK_BYTES = 8 * 1024 * 1024
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+CHUNK_BYTES = 2 * 1024 * 1024
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic GC off while a map is read: it makes hundreds of thousands of
+    long-lived tuples and nothing cyclic, and each collection would rescan them all.
+    They are frozen after (moved out of the collected generations) for the same reason."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+class Chunk(NamedTuple):
+    """Newline-aligned text of a map: `data` starts with the newline that ends the
+    previous line (a made-up one for the first) and ends at a newline."""
+
+    line: int
+    """Number of the first line in `data`."""
+    data: bytes
+    offset: int
+    """File offset of data[0] (so data[i] is byte offset + i of the file), or -1 when
+    `data` is not the file's own bytes (decompressed, or `\r\n` folded)."""
+    unterminated: bool = False
+    """The last chunk, and the file's last line had no newline (one was added)."""
 
 
 def iter_chunks(
-    path: Path, limits: Limits = DEFAULT_LIMITS, size: int | None = None
-) -> Iterator[tuple[int, bytes]]:
-    """(number of the chunk's first line, chunk): each chunk starts with the newline that
-    ends the previous line (a made-up one for the first) and ends at a newline.
-
-    `\r\n` is folded to `\n`; a missing final newline is added. Plain files are sliced
-    from an mmap (one copy per chunk); compressed ones are streamed.
-    """
+    path: Path, limits: Limits = DEFAULT_LIMITS, size: int | None = None, *, lines: bool = True
+) -> Iterator[Chunk]:
+    """The file as `Chunk`s; `\r\n` is folded to `\n`, a missing final newline added (and
+    said). Plain files are sliced from an mmap (one copy per chunk); gzip is streamed.
+    `lines=False`: a plain file's chunks say line 0 (the reader counts them itself)."""
     size = size or CHUNK_BYTES
-    try:
-        with path.open("rb") as probe:
-            plain = probe.read(2) != GZIP_MAGIC and path.stat().st_size > 0
-    except OSError:
-        plain = False  # open_input reports it as an InputError
-    if not plain:
-        yield from _stream_chunks(path, limits, size)
-        return
-    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        yield from _mapped_chunks(mm, path, limits, size)
+    with open_regular(path) as f:
+        plain = f.read(2) != GZIP_MAGIC and os.fstat(f.fileno()).st_size > 0
+        if plain:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                yield from _mapped_chunks(mm, path, limits, size, lines)
+            return
+    yield from _stream_chunks(path, limits, size)
+
+
+def _line_at(mm: mmap.mmap, pos: int) -> int:
+    """The number of the line holding byte `pos` (for errors: reads the file up to it)."""
+    return mm[:pos].count(b"\n") + 1
 
 
 def _mapped_chunks(
-    mm: mmap.mmap, path: Path, limits: Limits, size: int
-) -> Iterator[tuple[int, bytes]]:
+    mm: mmap.mmap, path: Path, limits: Limits, size: int, lines: bool
+) -> Iterator[Chunk]:
     cap = limits.max_line_bytes
     n = len(mm)
     lineno = 1
@@ -55,28 +98,36 @@ def _mapped_chunks(
         while last < 0 and end < n:
             if end - pos > cap:
                 raise InputError(
-                    str(path), f"a line of at most {cap} bytes", "a longer line", line=lineno
+                    str(path),
+                    f"a line of at most {cap} bytes",
+                    "a longer line",
+                    line=_line_at(mm, pos),
                 )
             end = min(end + size, n)
             last = mm.rfind(b"\n", pos, end)
+        cut_short = False
         if end == n:
             data = mm[pos:n]
             if not data.endswith(b"\n"):
                 if n - (last + 1 if last >= 0 else pos) > cap:
-                    line = lineno + data.count(b"\n")
+                    line = _line_at(mm, n)
                     raise InputError(
                         str(path), f"a line of at most {cap} bytes", "a longer line", line=line
                     )
                 data += b"\n"
+                cut_short = True
             chunk = b"\n" + data
         else:
             cut = _cut_mm(mm, pos, last)
             chunk = b"\n" + mm[pos : cut + 1] if pos == 0 else mm[pos - 1 : cut + 1]
             end = cut + 1
+        offset = pos - 1
         if b"\r" in chunk:
             chunk = chunk.replace(b"\r\n", b"\n")
-        yield lineno, chunk
-        lineno += chunk.count(b"\n") - 1
+            offset = -1
+        yield Chunk(lineno if lines else 0, chunk, offset, cut_short)
+        if lines:
+            lineno += chunk.count(b"\n") - 1
         pos = end if end < n else n
 
 
@@ -93,7 +144,7 @@ def _cut_mm(mm: mmap.mmap, pos: int, last: int) -> int:
     return last
 
 
-def _stream_chunks(path: Path, limits: Limits, size: int) -> Iterator[tuple[int, bytes]]:
+def _stream_chunks(path: Path, limits: Limits, size: int) -> Iterator[Chunk]:
     cap = limits.max_line_bytes
     lineno = 1
     pending = b"\n"
@@ -116,11 +167,12 @@ def _stream_chunks(path: Path, limits: Limits, size: int) -> Iterator[tuple[int,
             chunk, pending = data[: cut + 1], data[cut:]
             if b"\r" in chunk:
                 chunk = chunk.replace(b"\r\n", b"\n")
-            yield lineno, chunk
+            yield Chunk(lineno, chunk, -1)
             lineno += chunk.count(b"\n") - 1
     if len(pending) > 1:
         tail = pending.replace(b"\r\n", b"\n")
-        yield lineno, tail if tail.endswith(b"\n") else tail + b"\n"
+        cut_short = not tail.endswith(b"\n")
+        yield Chunk(lineno, tail + b"\n" if cut_short else tail, -1, cut_short)
 
 
 _CONTINUATION = b" " * 16
@@ -144,19 +196,55 @@ def _cut(data: bytes, last: int) -> int:
 
 
 def decode(path: Path, raw: bytes, line: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            str(path), "UTF-8 text", describe_found(raw[exc.start : exc.start + 8]), line=line
-        ) from None
+    """Map text as str: linkers print symbol and path bytes as they are, so bytes that
+    are not UTF-8 (a Latin-1 file name) are kept losslessly (`surrogateescape`)."""
+    del path, line
+    return raw.decode("utf-8", "surrogateescape")
 
 
-def check_text(path: Path, head: bytes) -> None:
-    """Refuse binary data early (a NUL in the first chunk) with a byte offset."""
-    nul = head.find(b"\x00")
+def check_text(path: Path, chunk: Chunk) -> None:
+    """Refuse binary data (a NUL byte) with its line and column."""
+    nul = chunk.data.find(b"\x00")
     if nul >= 0:
-        raise InputError(str(path), "a text linker map", "binary data (a NUL byte)", offset=nul)
+        start = chunk.data.rfind(b"\n", 0, nul) + 1
+        raise InputError(
+            str(path),
+            "a text linker map",
+            f"a NUL byte at column {nul - start + 1} (bytes {chunk.data[nul : nul + 8].hex(' ')})",
+            line=chunk.line + chunk.data.count(b"\n", 0, nul) - 1,
+        )
+
+
+def check_complete(path: Path, last: Chunk, line: int, missing: str) -> None:
+    """A map cut short is refused: its last line has no newline (cut mid-line), or a part
+    every complete map of its linker has is `missing` (cut at a line boundary)."""
+    if last.unterminated:
+        tail = last.data[last.data.rfind(b"\n", 0, len(last.data) - 1) + 1 : -1]
+        raise cut_short(str(path), line, tail)
+    if missing:
+        raise InputError(str(path), missing, "the end of the file (truncated?)", line=line)
+
+
+class FileSlices:
+    """Byte ranges of a map file, read when first needed (section names stay on disk
+    until a section list is looked at); the file must not have changed meanwhile."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        st = os.stat(path)
+        self.stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+
+    def __call__(self, lo: NDArray[np.int64], hi: NDArray[np.int64]) -> list[bytes]:
+        with open_regular(self.path) as f:
+            st = os.fstat(f.fileno())
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != self.stamp:
+                raise InputError(
+                    str(self.path),
+                    "the map unchanged while slim reads it",
+                    "a file changed since it was parsed",
+                )
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return [mm[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
 
 
 def split_file_section(text: str) -> tuple[str, str]:
@@ -172,17 +260,30 @@ def is_unallocated(section: str) -> bool:
     return section.startswith(UNALLOCATED)
 
 
-@dataclass
 class _Tally:
-    kept: list[InputSection] = field(default_factory=list)
-    discarded: list[InputSection] = field(default_factory=list)
-    line: int = 0
-    linked: bool = False
-    kept_bytes: int = 0
-    discarded_bytes: int = 0
-    summed: bool = False
-    lazy_kept: SectionList | None = None
-    lazy_discarded: SectionList | None = None
+    """What a map says about one input file (a plain class: a map has one per input)."""
+
+    __slots__ = (
+        "discarded",
+        "discarded_bytes",
+        "kept",
+        "kept_bytes",
+        "lazy_discarded",
+        "lazy_kept",
+        "line",
+        "linked",
+        "summed",
+    )
+
+    def __init__(self, line: int) -> None:
+        self.kept: list[InputSection] = []
+        self.discarded: list[InputSection] = []
+        self.line = line
+        self.linked = False
+        self.kept_bytes = self.discarded_bytes = 0
+        self.summed = False
+        self.lazy_kept: SectionList | None = None
+        self.lazy_discarded: SectionList | None = None
 
 
 @dataclass
@@ -195,7 +296,7 @@ class InputTally:
     def _get(self, file: str, line: int) -> _Tally:
         t = self.files.get(file)
         if t is None:
-            t = self.files[file] = _Tally(line=line)
+            t = self.files[file] = _Tally(line)
         return t
 
     def kept(self, sec: InputSection) -> None:
@@ -236,8 +337,10 @@ class InputTally:
         for file in sorted(self.files):
             t = self.files[file]
             archive, member = split_input(file)
-            kept: Sequence[InputSection] = t.lazy_kept or tuple(t.kept)
-            disc: Sequence[InputSection] = t.lazy_discarded or tuple(t.discarded)
+            kept: Sequence[InputSection] = t.lazy_kept if t.lazy_kept is not None else tuple(t.kept)
+            disc: Sequence[InputSection] = (
+                t.lazy_discarded if t.lazy_discarded is not None else tuple(t.discarded)
+            )
             out.append(
                 LinkInput(
                     file=file,

@@ -12,12 +12,13 @@ import re
 from pathlib import Path
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import iter_text_lines, looks_binary
+from slim.ingest._io import iter_lines, looks_binary, open_input
 from slim.ingest.linkmap._mapcommon import split_file_section
 from slim.model.native import GcEntry, GcReport
 
 _GNU = re.compile(r"^(.*?): removing unused section (from )?'(.*)' in file '(.*)'$")
 _LLVM = "removing unused section "
+_GNU_START = re.compile(r"^(.*?): removing unused section (from )?'")
 
 
 def sniff(head: bytes, path: Path) -> bool:
@@ -33,35 +34,43 @@ def load(path: Path) -> list[object]:
     entries: list[GcEntry] = []
     linker = ""
     notes: list[str] = []
-    for lineno, line in iter_text_lines(path):
-        if not line.strip():
-            continue
-        if line.startswith(_LLVM):
-            file, section = split_file_section(line[len(_LLVM) :])
-            if not section:
-                raise InputError(
-                    str(path),
-                    "'removing unused section FILE:(SECTION)'",
-                    describe_found(line),
-                    line=lineno,
-                )
-            linker = linker or "lld/mold"
-            entries.append(GcEntry(file, section, lineno))
-            continue
-        m = _GNU.match(line)
-        if m is not None:
-            linker = linker or ("gold" if m.group(2) else "bfd")
-            entries.append(GcEntry(m.group(4), m.group(3), lineno))
-            continue
-        if not entries and not notes:
-            raise InputError(
-                str(path),
-                "'removing unused section ...' (--print-gc-sections)",
-                describe_found(line),
-                line=lineno,
-            )
-        notes.append(f"{lineno}: {line[:200]}")
+    name = str(path)
+    with open_input(path) as f:
+        for lineno, raw in iter_lines(f, name, whole=True):
+            line = raw.decode("utf-8", "surrogateescape")  # paths are bytes to a linker
+            if line.strip():
+                named = _line(path, lineno, line, entries, notes)
+                linker = linker or named
     if not entries:
         raise InputError(str(path), "--print-gc-sections lines", "an empty file", line=1)
     entries.sort(key=lambda e: (e.file, e.section, e.line))
     return [GcReport(str(path), linker, tuple(entries), tuple(notes))]
+
+
+def _line(path: Path, lineno: int, line: str, entries: list[GcEntry], notes: list[str]) -> str:
+    """Read one line into `entries` (or `notes`); returns the linker it names, if any."""
+    if line.startswith(_LLVM):
+        file, section = split_file_section(line[len(_LLVM) :])
+        if not section:
+            raise InputError(
+                str(path),
+                "'removing unused section FILE:(SECTION)'",
+                describe_found(line),
+                line=lineno,
+            )
+        entries.append(GcEntry(file, section, lineno))
+        return "lld/mold"
+    m = _GNU.match(line)
+    if m is not None:
+        entries.append(GcEntry(m.group(4), m.group(3), lineno))
+        return "gold" if m.group(2) else "bfd"
+    if _GNU_START.match(line) or (not entries and not notes):
+        # a GNU line cut inside a quoted name, or not a GC report at all
+        raise InputError(
+            str(path),
+            "'removing unused section ...' (--print-gc-sections)",
+            describe_found(line),
+            line=lineno,
+        )
+    notes.append(f"{lineno}: {line[:200]}")
+    return ""

@@ -34,7 +34,8 @@ def load(path: Path) -> list[object]:
     output = ""
     part = ""
     has_dead = False
-    for lineno, line in iter_text_lines(path):
+    lineno = 1
+    for lineno, line in iter_text_lines(path, whole=True):
         if line.startswith("# "):
             if line.startswith("# Path: "):
                 output = line[len("# Path: ") :]
@@ -84,6 +85,13 @@ def load(path: Path) -> list[object]:
             raise InputError(str(path), "an ld64 map line", describe_found(line), line=lineno)
     if not files:
         raise InputError(str(path), "an ld64 map ('# Object files:')", "none", line=1)
+    if part not in ("Symbols", "Dead Stripped Symbols"):  # every map lists its symbols
+        raise InputError(
+            str(path),
+            "the map's '# Symbols:' list",
+            "the end of the file (truncated?)",
+            line=lineno,
+        )
     for i, f in sorted(files.items()):
         if i and f != "linker synthesized":
             tally.linked(f, 0)

@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from slim.errors import InputError, describe_found
 from slim.ingest._io import DEFAULT_LIMITS, Limits
-from slim.ingest.linkmap._gnu_rows import Rows, fixed_rows, regex_rows
+from slim.ingest.linkmap._gnu_rows import Columns, Rows, fixed_rows, regex_rows
 from slim.ingest.linkmap._mapcommon import (
+    FileSlices,
     InputTally,
+    check_complete,
     check_text,
     decode,
     iter_chunks,
+    no_gc,
     whole_archive_members,
 )
 from slim.model.native import (
@@ -61,9 +64,8 @@ _HEADINGS = (
     MERGING,
     ALLOCATING,
 )
-_HEADING_RE = re.compile(
-    b"\n(" + b"|".join(re.escape(h) for h in _HEADINGS) + b")[ \t]*\n",
-)
+_HEADING_SET = frozenset(_HEADINGS)
+_HEADING_FIRST = sorted({h[0] for h in _HEADINGS})
 _LOAD_RE = re.compile(rb"\nLOAD ([^\n]+)")
 _OUTPUT_RE = re.compile(rb"\nOUTPUT\(([^\n]+)\)")
 _CREF_COL = 50
@@ -106,6 +108,11 @@ class _GnuMapParser:
         self.whole: set[str] = set()
         self._newlines: NDArray[np.intp] | None = None
         self._base = 0
+        self._offset = -1
+        self.unterminated = False
+        self.ended = False
+        """The memory map's last mark was seen: bfd's `OUTPUT(...)`, gold's `.shstrtab`."""
+        self.cref_header = False
         self._kept_rows = Rows()
         self._discard_rows = Rows()
         self.fast = True
@@ -119,39 +126,73 @@ class _GnuMapParser:
         return s
 
     def run(self) -> LinkMap:
-        first = True
-        for lineno, chunk in iter_chunks(self.path, self.limits):
-            if first:
-                check_text(self.path, chunk[1:8193])
-                first = False
-            self.chunk(chunk, lineno - 1)
-        self._cref_flush()
-        if not self.headings:
-            raise InputError(
-                str(self.path),
-                "a GNU ld map (a heading such as 'Linker script and memory map')",
-                "no map heading",
-                line=1,
-            )
-        return self.result()
+        self.slices = FileSlices(self.path)
+        with no_gc():
+            line = 1
+            line, last = 1, None
+            for c in iter_chunks(self.path, self.limits, lines=False):
+                line = c.line or line
+                check_text(self.path, c._replace(line=line))
+                self.chunk(c.data, line - 1, c.offset)
+                line += len(self._newline_index(c.data)) - 1
+                last = c
+            self._cref_flush()
+            if not self.headings:
+                raise InputError(
+                    str(self.path),
+                    "a GNU ld map (a heading such as 'Linker script and memory map')",
+                    "no map heading",
+                    line=1,
+                )
+            if last is not None:
+                check_complete(self.path, last, line - 1, self._missing_end())
+            return self.result()
 
-    def chunk(self, data: bytes, base: int) -> None:
-        """`data` starts with a newline that sits before line `base + 1`."""
+    def _missing_end(self) -> str:
+        """What a complete map has and this one lacks ('' when nothing is missing)."""
+        memmap = GOLD_MEMMAP if self.flavour == "gold" else BFD_MEMMAP
+        if memmap not in self.headings:
+            return f"the {memmap.decode()!r} section"
+        if not self.ended:
+            mark = "`.shstrtab` section" if self.flavour == "gold" else "`OUTPUT(file format)` line"
+            return f"the memory map's {mark} (a {self.flavour} map ends its memory map with it)"
+        if CREF in self.headings and not self.cref_header:
+            return "the cross-reference table's `Symbol  File` header"
+        return ""
+
+    def chunk(self, data: bytes, base: int, offset: int = -1) -> None:
+        """`data` starts with a newline that sits before line `base + 1`; data[0] is byte
+        `offset` of the file (-1: not the file's own bytes)."""
         self._newlines = None
         self._base = base
+        self._offset = offset
+        import numpy as np
+
+        nl = self._newline_index(data)
         pos = 0
-        while True:
-            m = _HEADING_RE.search(data, pos)
-            end = m.start() + 1 if m else len(data)
-            if end > pos:
-                self.segment(data, pos, end, base + data.count(b"\n", 0, pos))
-            if m is None:
-                return
-            heading = m.group(1)
+        for a, b, heading in self._heading_lines(data, nl):
+            if a + 1 > pos:
+                self.segment(data, pos, a + 1, base + int(np.searchsorted(nl, pos)))
             self.headings.add(heading)
             self._cref_flush()
             self.state = heading
-            pos = m.end() - 1
+            pos = b
+        if len(data) > pos:
+            self.segment(data, pos, len(data), base + int(np.searchsorted(nl, pos)))
+
+    def _heading_lines(self, data: bytes, nl: NDArray[np.intp]) -> list[tuple[int, int, bytes]]:
+        """(newline before, newline after, heading) of each heading line: only lines
+        starting with a heading's first letter are compared."""
+        import numpy as np
+
+        first = np.frombuffer(data, dtype=np.uint8)[nl[:-1] + 1]
+        out = []
+        for i in np.flatnonzero(np.isin(first, _HEADING_FIRST)).tolist():
+            a, b = int(nl[i]), int(nl[i + 1])
+            text = data[a + 1 : b].rstrip(b" \t")
+            if text in _HEADING_SET:
+                out.append((a, b, text))
+        return out
 
     def segment(self, data: bytes, start: int, end: int, base: int) -> None:
         """Lines in data[start:end]; data[start] is the newline before line `base + 1`."""
@@ -178,40 +219,54 @@ class _GnuMapParser:
 
     # -- archive members ---------------------------------------------------------------
     def _members(self, data: bytes, start: int, end: int, base: int) -> None:
-        for lineno, ln in self._lines(data, start, end, base):
-            if not ln.strip():
+        """`member<pad to col 30>file (symbol)`, or the member alone on its line and the
+        rest on the next, indented 30 (one pass over the lines, nothing kept per line)."""
+        body = data[start + 1 : end]
+        col, spaces, files, file = _MEMBER_COL, _SPACES_MEMBER, self.files, self.file
+        pending = self._member_pending
+        lineno = base
+        for ln in body.split(b"\n"):
+            lineno += 1
+            if not ln or ln.isspace():
                 continue
-            if ln.startswith(_SPACES_MEMBER) and self._member_pending is not None:
-                member, mline = self._member_pending
-                self._member_pending = None
-                self._pulled(member, ln[_MEMBER_COL:], mline, lineno)
+            if pending is not None and ln.startswith(spaces):
+                self._pulled(pending[0], ln[col:], pending[1], lineno)
+                pending = None
                 continue
-            if len(ln) > _MEMBER_COL and ln[_MEMBER_COL - 1 : _MEMBER_COL] == b" ":
-                member = self.file(ln[:_MEMBER_COL].rstrip(), lineno)
-                rest = ln[_MEMBER_COL:].lstrip(b" ")
+            if len(ln) > col and ln[col - 1] == 32:
+                head = ln[:col].rstrip()
+                member = files.get(head)
+                if member is None:
+                    member = file(head, lineno)
+                rest = ln[col:].lstrip(b" ")
                 if rest:
                     self._pulled(member, rest, lineno, lineno)
                     continue
-            self._member_pending = (self.file(ln.rstrip(), lineno), lineno)
+            pending = (file(ln.rstrip(), lineno), lineno)
+        self._member_pending = pending
 
     def _pulled(self, member: str, rest: bytes, mline: int, lineno: int) -> None:
-        text = decode(self.path, rest.rstrip(), lineno)
-        if (text.startswith("(") and text.endswith(")")) or text.startswith("--"):
+        rest = rest.rstrip()
+        if (rest.startswith(b"(") and rest.endswith(b")")) or rest.startswith(b"--"):
             # bfd `lib.a(m.o)  (--whole-archive)`, gold `... --whole-archive`: no reference.
-            if "whole-archive" in text:
+            if b"whole-archive" in rest:
                 self.whole.add(split_input(member)[0])
             self.tally.linked(member, mline)
             return
-        cut = text.rfind(" (")
-        if cut < 0 or not text.endswith(")"):
+        cut = rest.rfind(b" (")
+        if cut < 0 or not rest.endswith(b")"):
             raise InputError(
                 str(self.path),
                 "'file (symbol)' after an archive member",
-                describe_found(text),
+                describe_found(rest),
                 line=lineno,
             )
-        by = PulledBy(self.file(text[:cut].encode(), lineno), text[cut + 2 : -1], mline)
-        self.tally.pulled_by(member, by)
+        raw = rest[:cut]
+        by_file = self.files.get(raw)
+        if by_file is None:
+            by_file = self.file(raw, lineno)
+        symbol = rest[cut + 2 : -1].decode("utf-8", "surrogateescape")
+        self.tally.pulled_by(member, PulledBy(by_file, symbol, mline))
 
     def _as_needed(self, data: bytes, start: int, end: int, base: int) -> None:
         for lineno, ln in self._lines(data, start, end, base):
@@ -223,10 +278,15 @@ class _GnuMapParser:
     def _sections(self, data: bytes, start: int, end: int, rows: Rows) -> None:
         """Section rows of data[start:end]: column-wise numpy, or the regex for odd layouts."""
         nl = self._newline_index(data)
-        got = fixed_rows(data, start, end, nl, self._base) if self.fast else None
+        kept = rows is self._kept_rows
+        got = (
+            fixed_rows(data, start, end, nl, self._base, self._offset, kept=kept)
+            if self.fast
+            else None
+        )
         if got is None:
             got = regex_rows(data, start, end, nl, self._base)
-        rows.extend(got)
+        rows.add(got)
 
     def _newline_index(self, data: bytes) -> NDArray[np.intp]:
         if self._newlines is None:
@@ -247,58 +307,64 @@ class _GnuMapParser:
         lo, hi = (int(x) for x in np.searchsorted(nl, [start, end]))
         starts = nl[lo : max(lo, min(hi, len(nl) - 1))] + 1
         first = np.frombuffer(data, dtype=np.uint8)[np.minimum(starts, len(data) - 1)]
-        for k in np.flatnonzero((first == 76) | (first == 79)).tolist():
+        marks = (first == 76) | (first == 79) | (first == 46)
+        for k in np.flatnonzero(marks).tolist():
             a = int(starts[k])
             line_text = data[a - 1 : data.find(b"\n", a)]
             line = lo + k + 1 + self._base
+            if line_text.startswith(b"\n."):
+                # gold ends its memory map with the section-name table
+                self.ended = self.ended or line_text[1:].split(b" ", 1)[0] == b".shstrtab"
+                continue
             m = _LOAD_RE.match(line_text)
             if m is not None:
                 self.loaded.setdefault(self.file(m.group(1), line), line)
-            elif not self.output:
-                o = _OUTPUT_RE.match(line_text)
-                if o is not None:
-                    text = self.file(o.group(1), line)
-                    self.output = text.rsplit(" ", 1)[0] if " " in text else text
+                continue
+            o = _OUTPUT_RE.match(line_text)
+            if o is not None and not self.output:
+                text = self.file(o.group(1), line)
+                self.output = text.rsplit(" ", 1)[0] if " " in text else text
+            self.ended = self.ended or (o is not None and self.flavour == "bfd")
 
     def _build_sections(self, rows: Rows, kept: bool) -> None:
         """Group rows by file with numpy (stable: map order within a file); the section
         tuples themselves are built only when somebody reads them (`SectionList`)."""
         import numpy as np
 
-        if not rows.names:
+        cols = rows.columns(self.slices)
+        if not len(cols):
             return
-        # Rows of one file come in runs (link order): look files up once per run.
-        fb = rows.files
-        n = len(fb)
-        heads = [0, *(i for i in range(1, n) if fb[i] != fb[i - 1])]
+        # Rows of one file come in runs (link order): files are looked up once per run.
         idmap: dict[str, int] = {}
         run_ids = []
-        for i in heads:
-            f = self.files.get(fb[i])
+        starts = cols.run_start.tolist()
+        for raw, at in zip(cols.run_files, starts, strict=True):
+            f = self.files.get(raw)
             if f is None:
-                f = self.file(fb[i], rows.lines[i])
+                f = self.file(raw, int(cols.lines[at]))
             run_ids.append(idmap.setdefault(f, len(idmap)))
-        counts = np.diff(np.array([*heads, n], dtype=np.int64)).astype(np.int64)
+        counts = np.diff(np.array([*starts, len(cols)], dtype=np.int64)).astype(np.int64)
         ids = np.repeat(np.array(run_ids, dtype=np.int64), counts)
-        rows.files = []
-        sizes = np.array(rows.sizes, dtype=np.float64)
+        sizes = cols.sizes.astype(np.float64)
         if kept:
-            sizes[np.array(rows.unallocated, dtype=bool)] = 0
+            sizes[cols.unallocated] = 0
         totals = np.bincount(ids, weights=sizes, minlength=len(idmap)).astype(np.int64).tolist()
         order = np.argsort(ids, kind="stable")
         bounds = np.searchsorted(ids[order], np.arange(len(idmap) + 1)).tolist()
-        order_l = order.tolist()
+        firsts = cols.lines[order[np.array(bounds[:-1], dtype=np.int64)]].tolist()
         slot_i = 0 if kept else 1
+        by_file = self._by_file
         for f, i in idmap.items():
-            idx = order_l[bounds[i] : bounds[i + 1]]
-            lazy = SectionList(partial(_materialize, rows, idx, f), len(idx))
-            first = rows.lines[idx[0]]
-            slot = self._by_file.get(f)
+            a, b = bounds[i], bounds[i + 1]
+            lazy = SectionList(partial(_materialize, cols, order, a, b, f), b - a)
+            first = firsts[i]
+            slot = by_file.get(f)
             if slot is None:
-                slot = self._by_file[f] = [None, None, [0, 0], first]
+                slot = by_file[f] = [None, None, [0, 0], first]
             slot[slot_i] = lazy
             slot[2][slot_i] += totals[i]
-            slot[3] = min(slot[3], first)
+            if first < slot[3]:
+                slot[3] = first
 
     # -- cross reference table -----------------------------------------------------------
     def _cref_flush(self) -> None:
@@ -307,11 +373,13 @@ class _GnuMapParser:
                 CrossRef(self._cref_sym, self._cref_def, tuple(self._cref_refs), self._cref_line)
             )
         self._cref_sym = None
-        self._cref_refs.clear()
+        self._cref_refs = []
 
     def _cref(self, data: bytes, start: int, end: int, base: int) -> None:
         """Cross-reference rows, classified column-wise: a symbol line starts in column 0,
-        a referencing file is indented 50; only the string slices are per row."""
+        a referencing file is indented 50. Each referencer belongs to the symbol line
+        above it (the open one of the last chunk for the first ones); only the string
+        slices and lookups are per row."""
         import numpy as np
 
         nl = self._newline_index(data)
@@ -322,57 +390,76 @@ class _GnuMapParser:
             return
         s, e = nl[k] + 1, nl[k + 1]
         first = arr[np.minimum(s, len(arr) - 1)]
-        nonempty = e > s
-        is_ref = nonempty & (first == 32) & (e - s > _CREF_COL)
-        is_sym = nonempty & (first != 32)
         col = _CREF_COL
+        is_sym = (e > s) & (first != 32)
         plain = is_sym & (e - s > col)
         plain[plain] = (arr[s[plain] + col - 1] == 32) & (arr[s[plain] + col] != 32)
-        files = self.files
-        file = self.file
-        new = tuple.__new__
-        xcls = CrossRef
-        xref = self.xref
-        refs = self._cref_refs
-        kinds = np.where(is_ref, 1, np.where(plain, 2, np.where(is_sym, 3, 0)))
-        keep = np.flatnonzero(kinds)
-        for kind, a, b, line in zip(
-            kinds[keep].tolist(),
-            s[keep].tolist(),
-            e[keep].tolist(),
-            (k[keep] - lo + base + 1).tolist(),
-            strict=True,
-        ):
-            if kind == 1:
-                if self._cref_sym is not None:
-                    raw = data[a + col : b]
-                    f = files.get(raw)
-                    refs.append(f if f is not None else file(raw, line))
-                continue
-            if kind == 2:
-                sym, definer = data[a : a + col].rstrip(), data[a + col : b]
-                if sym == b"Symbol" and definer.strip() == b"File":
-                    continue
-            else:
-                sym, definer = self._long_symbol(data[a:b])
-            if self._cref_sym is not None:
-                xref.append(
-                    new(xcls, (self._cref_sym, self._cref_def, tuple(refs), self._cref_line))
-                )
-                refs.clear()
-            try:
-                self._cref_sym = sym.decode("utf-8")
-            except UnicodeDecodeError:
-                self._cref_sym = decode(self.path, sym, line)
-            f = files.get(definer)
-            self._cref_def = f if f is not None else (file(definer, line) if definer else "")
-            self._cref_line = line
+        sym_rows = np.flatnonzero(is_sym)
+        ref_rows = np.flatnonzero((first == 32) & (e - s > col))
+        refs = self._lookup(
+            _slices(data, s[ref_rows] + col, e[ref_rows]), k[ref_rows] - lo + base + 1
+        )
+        # refs[bounds[j + 1]:bounds[j + 2]] are symbol j's; refs[:bounds[1]] the open one's
+        bounds = np.searchsorted(
+            np.searchsorted(sym_rows, ref_rows), np.arange(len(sym_rows) + 2)
+        ).tolist()
+        syms, defs = self._symbols(data, s[sym_rows], e[sym_rows], plain[sym_rows])
+        lines = (k[sym_rows] - lo + base + 1).tolist()
+        for j in reversed([j for j, n in enumerate(syms) if n == b"Symbol"]):
+            if defs[j].strip() == b"File":  # the table's column header
+                del syms[j], defs[j], lines[j], bounds[j + 1]
+                self.cref_header = True
+        if self._cref_sym is not None:
+            self._cref_refs.extend(refs[: bounds[1]])
+        if not syms:
+            return
+        names = [n.decode("utf-8", "surrogateescape") for n in syms]
+        definers = self._lookup(defs, lines)
+        groups = [refs[x:y] for x, y in zip(bounds[1:], bounds[2:], strict=False)]
+        self._cref_flush()
+        new, xcls = tuple.__new__, CrossRef
+        self.xref += [
+            new(xcls, (n, d, tuple(g), ln))
+            for n, d, g, ln in zip(names[:-1], definers[:-1], groups[:-1], lines[:-1], strict=True)
+        ]
+        self._cref_sym, self._cref_def = names[-1], definers[-1]
+        self._cref_refs, self._cref_line = groups[-1], lines[-1]
+
+    def _symbols(
+        self, data: bytes, s: NDArray[np.intp], e: NDArray[np.intp], plain: NDArray[np.bool_]
+    ) -> tuple[list[bytes], list[bytes]]:
+        """(symbol, defining file) of each symbol line: column 50 splits a plain one."""
+        col = _CREF_COL
+        starts, ends = s.tolist(), e.tolist()
+        if plain.all():
+            syms = [data[a : a + col].rstrip() for a in starts]
+            return syms, [data[a + col : b] for a, b in zip(starts, ends, strict=True)]
+        syms, defs = [], []
+        for a, b, p in zip(starts, ends, plain.tolist(), strict=True):
+            sym, definer = (
+                (data[a : a + col].rstrip(), data[a + col : b])
+                if p
+                else self._long_symbol(data[a:b])
+            )
+            syms.append(sym)
+            defs.append(definer)
+        return syms, defs
+
+    def _lookup(self, raw: list[bytes], lines: NDArray[np.intp] | list[int]) -> list[str]:
+        """File names decoded once per map ('' for none)."""
+        out = list(map(self.files.get, raw))
+        if None in out:
+            at = lines.tolist() if not isinstance(lines, list) else lines
+            for i, f in enumerate(out):
+                if f is None:
+                    out[i] = self.file(raw[i], at[i])
+        return out  # type: ignore[return-value]
 
     def _long_symbol(self, ln: bytes) -> tuple[bytes, bytes]:
         """A symbol of 50+ columns, one space, then the file: prefer a split naming a known file."""
         if self._known is None:
-            self._known = set(self.files) | set(self._kept_rows.files)
-            self._known |= set(self._discard_rows.files)
+            self._known = set(self.files) | set(self._kept_rows.run_files())
+            self._known |= set(self._discard_rows.run_files())
         pos = ln.find(b" ", _CREF_COL - 1)
         first = pos
         while pos >= 0:
@@ -387,13 +474,13 @@ class _GnuMapParser:
     def result(self) -> LinkMap:
         self._build_sections(self._kept_rows, True)
         self._build_sections(self._discard_rows, False)
+        discard_rows = self._discard_rows
         self._kept_rows, self._discard_rows = Rows(), Rows()
         tally = self.tally
         for f, (kept, disc, sums, first) in self._by_file.items():
             tally.add(f, kept, disc, (sums[0], sums[1]), first)
         inputs = tally.build()
-        gc_names = (".text.", ".data.", ".rodata.", ".bss.")
-        has_gc = any(s.name.startswith(gc_names) for i in inputs for s in i.discarded) or (
+        has_gc = discard_rows.function_sections or (
             DISCARDED in self.headings and any(i.discarded for i in inputs if i.archive)
         )
         notes = []
@@ -416,12 +503,19 @@ class _GnuMapParser:
         )
 
 
-def _materialize(rows: Rows, idx: list[int], file: str) -> tuple[InputSection, ...]:
-    names, addrs, sizes, lines = rows.names, rows.addrs, rows.sizes, rows.lines
+def _slices(data: bytes, lo: NDArray[np.intp], hi: NDArray[np.intp]) -> list[bytes]:
+    return [data[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+
+
+def _materialize(
+    cols: Columns, order: NDArray[np.intp], a: int, b: int, file: str
+) -> tuple[InputSection, ...]:
+    names, addrs = cols.names(), cols.addr_list()
+    sizes, lines = cols.sizes, cols.lines
     new = tuple.__new__
     return tuple(
-        new(InputSection, (names[i].decode("utf-8", "replace"), addrs[i], sizes[i], file, lines[i]))
-        for i in idx
+        new(InputSection, (names[i], addrs[i], int(sizes[i]), file, int(lines[i])))
+        for i in order[a:b].tolist()
     )
 
 

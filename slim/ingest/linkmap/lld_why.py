@@ -33,7 +33,7 @@ def load_extract(path: Path) -> list[object]:
     """A `--why-extract` TSV as one `WhyExtract`."""
     rows: list[Extraction] = []
     seen_header = False
-    for lineno, line in iter_text_lines(path):
+    for lineno, line in iter_text_lines(path, whole=True):
         if not seen_header:
             if line != EXTRACT_HEADER.decode():
                 raise InputError(
@@ -71,7 +71,7 @@ def load_live(path: Path) -> list[object]:
         if cur is not None:
             out.append(LiveChain(cur[0], cur[1], tuple(chain), cur[2], root))
 
-    for lineno, line in iter_text_lines(path):
+    for lineno, line in iter_text_lines(path, whole=True):
         if line.startswith(LIVE):
             flush()
             file, sym = split_file_section(line[len(LIVE) :])

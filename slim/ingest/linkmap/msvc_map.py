@@ -32,8 +32,9 @@ def load(path: Path) -> list[object]:
     tally = InputTally()
     module = ""
     in_publics = False
-    seen_header = False
-    for lineno, line in iter_text_lines(path):
+    seen_header = publics_seen = False
+    lineno = 1
+    for lineno, line in iter_text_lines(path, whole=True):
         if lineno == 1:
             module = line.strip()
             continue
@@ -41,7 +42,7 @@ def load(path: Path) -> list[object]:
             seen_header = True
             continue
         if "Publics by Value" in line:
-            in_publics = True
+            in_publics = publics_seen = True
             continue
         if line.startswith(" entry point at") or line.startswith(" Static symbols"):
             in_publics = False
@@ -62,6 +63,13 @@ def load(path: Path) -> list[object]:
         tally.kept(InputSection(name, int(rva, 16), 0, file, lineno))
     if not seen_header:
         raise InputError(str(path), "an MSVC map (' Timestamp is' on line 3)", "none", line=1)
+    if in_publics or not publics_seen:  # the publics list ends at ` entry point at`
+        raise InputError(
+            str(path),
+            "the end of the 'Publics by Value' list (' entry point at' or ' Static symbols')",
+            "the end of the file (truncated?)",
+            line=lineno,
+        )
     return [
         LinkMap(
             path=str(path),

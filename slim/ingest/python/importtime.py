@@ -10,12 +10,13 @@ appended to one file merge.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import iter_lines, open_input
+from slim.ingest._io import iter_lines, open_input, split_lines
 from slim.ingest.python._names import valid_module_name
 from slim.model.pytrace import NO_IMPORTER, ImportTrace, TraceAccumulator
 
@@ -111,16 +112,21 @@ def load(path: Path) -> ImportTrace:
 def _lines(path: Path, name: str) -> Iterator[tuple[int, bytes]]:
     """(line number, line): one read for the usual trace, bounded streaming for a huge one."""
     with open_input(path) as f:
-        data = f.read(FAST_READ_BYTES + 1)
-    if len(data) > FAST_READ_BYTES:
-        with open_input(path) as f:
-            yield from iter_lines(f, name)
-        return
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    for i, ln in enumerate(lines, 1):
-        yield i, ln[:-1] if ln.endswith(b"\r") else ln
+        try:
+            small = os.fstat(f.fileno()).st_size <= FAST_READ_BYTES
+        except OSError:
+            small = False  # gzip: streamed
+        if not small:
+            yield from iter_lines(f, name, whole=_is_row)
+            return
+        data = f.read()
+    yield from enumerate(split_lines(data, name, whole=_is_row), 1)
+
+
+def _is_row(line: bytes) -> bool:
+    """A row, or the start of one: a last line like this without newline was cut short
+    (other lines are the program's own stderr, which may end without one)."""
+    return line.startswith(PREFIX) or PREFIX.startswith(line)
 
 
 def _slow_row(raw: bytes, name: str, lineno: int) -> tuple[str, int, bool]:

@@ -6,7 +6,7 @@
 when it has finished, so a stack of open code objects gives the importer of every
 module. Failed imports print no `import` line (their open code object is dropped when
 an enclosing module finishes). Other lines (`# trying`, `# cleanup`, program output)
-are skipped.
+are skipped. A complete trace ends with the interpreter's exit (`# clear builtins._`).
 """
 
 from __future__ import annotations
@@ -61,79 +61,114 @@ def _matches(stem: str, module: str) -> bool:
     return stem == tail or stem.endswith("/" + tail)
 
 
+#: The first line of the interpreter's exit (`finalize_modules`, CPython 3.7-3.14): a
+#: complete `-v` trace has it, one cut short (or of a killed program) does not.
+SHUTDOWN = b"# clear builtins._"
+
+
+class _Reader:
+    """One pass over `-v` lines: a stack of running code objects gives each import's
+    importer (the module whose code was running when it finished)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.acc = TraceAccumulator(name, FORMAT)
+        self.acc.start_run()
+        self.stack: list[_Frame] = []
+        self.ext_files: dict[str, str] = {}
+        self.imports = 0
+        self.shutdown = False
+
+    def line(self, lineno: int, raw: bytes) -> None:
+        if raw.startswith(b"# code object from "):
+            self.code_object(raw)
+        elif raw.startswith(b"# extension module "):
+            self.extension(raw)
+        elif raw.startswith(b"import "):
+            self.imported(lineno, raw)
+        elif raw.startswith(SHUTDOWN):
+            self.shutdown = True
+
+    def code_object(self, raw: bytes) -> None:
+        m = _CODE.match(raw)
+        if m:
+            code_file = m.group(1).decode("utf-8", "surrogateescape")
+            self.acc.files.add(source_file(code_file))
+            self.stack.append(_Frame(_stem(code_file)))
+
+    def extension(self, raw: bytes) -> None:
+        m = _EXT.match(raw)
+        ext = unquote_repr(m.group(1).decode("utf-8", "surrogateescape")) if m else None
+        if m and ext:
+            self.ext_files[ext] = m.group(2).decode("utf-8", "surrogateescape")
+            # A multi-phase extension (Cython, pybind11 >= 2.13) runs its code between
+            # `loaded from` and its `import` line: it imports what follows, like a code
+            # object would.
+            self.stack.append(_Frame(ext.replace(".", "/")))
+
+    def imported(self, lineno: int, raw: bytes) -> None:
+        m = _IMPORT.match(raw) or _BOOT.match(raw)
+        if m is None:
+            return
+        try:
+            text = m.group(1).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(
+                self.name, "a UTF-8 module name", describe_found(raw), line=lineno
+            ) from None
+        module = unquote_repr(text) if m.re is _IMPORT else text
+        if module is None or not valid_module_name(module):
+            raise InputError(
+                self.name, "a module name in `import '...'`", describe_found(raw), line=lineno
+            )
+        self.imports += 1
+        file = self.ext_files.pop(module, "")
+        stack = self.stack
+        pos = next(
+            (i for i in range(len(stack) - 1, -1, -1) if _matches(stack[i].stem, module)), -1
+        )
+        if pos >= 0:
+            frame = stack[pos]
+            file = file or frame.stem
+            for child in frame.children:
+                self.acc.set_importer(child, NO_IMPORTER, module)
+            # Frames above it are modules whose import failed: their children stay
+            # without a known importer.
+            del stack[pos:]
+        self.acc.add(module, NO_IMPORTER, lineno, file=file)
+        if stack:
+            stack[-1].children.append(module)
+
+
 def load(path: Path) -> ImportTrace:
+    """A `python -v` stderr capture; one cut short (mid-line, or before the interpreter's
+    exit) is refused: its last imports and their importers would be missing."""
     name = str(path)
-    acc = TraceAccumulator(name, FORMAT)
-    acc.start_run()
-    stack: list[_Frame] = []
-    imports = 0
+    reader = _Reader(name)
     last_line = 0
     first = b""
-
-    ext_files: dict[str, str] = {}
     with open_input(path) as f:
-        for lineno, raw in iter_lines(f, name):
+        for lineno, raw in iter_lines(f, name, whole=True):
             last_line = lineno
             if not first and raw.strip():
                 first = raw
-            if raw.startswith(b"# code object from "):
-                m = _CODE.match(raw)
-                if m:
-                    code_file = m.group(1).decode("utf-8", "surrogateescape")
-                    acc.files.add(source_file(code_file))
-                    stack.append(_Frame(_stem(code_file)))
-                continue
-            if raw.startswith(b"# extension module "):
-                m = _EXT.match(raw)
-                ext = unquote_repr(m.group(1).decode("utf-8", "replace")) if m else None
-                if m and ext:
-                    ext_files[ext] = m.group(2).decode("utf-8", "replace")
-                    # A multi-phase extension (Cython, pybind11 >= 2.13) runs its code
-                    # between `loaded from` and its `import` line: it imports what
-                    # follows, like a code object would.
-                    stack.append(_Frame(ext.replace(".", "/")))
-                continue
-            if not raw.startswith(b"import "):
-                continue
-            m = _IMPORT.match(raw) or _BOOT.match(raw)
-            if m is None:
-                continue
-            try:
-                text = m.group(1).decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(
-                    name, "a UTF-8 module name", describe_found(raw), line=lineno
-                ) from None
-            module = unquote_repr(text) if m.re is _IMPORT else text
-            if module is None or not valid_module_name(module):
-                raise InputError(
-                    name, "a module name in `import '...'`", describe_found(raw), line=lineno
-                )
-            imports += 1
-            file = ext_files.pop(module, "")
-            pos = next(
-                (i for i in range(len(stack) - 1, -1, -1) if _matches(stack[i].stem, module)),
-                -1,
-            )
-            if pos >= 0:
-                frame = stack[pos]
-                file = file or frame.stem
-                for child in frame.children:
-                    acc.set_importer(child, NO_IMPORTER, module)
-                # Frames above it are modules whose import failed: their children stay
-                # without a known importer.
-                del stack[pos:]
-            acc.add(module, NO_IMPORTER, lineno, file=file)
-            if stack:
-                stack[-1].children.append(module)
-    if imports == 0:
+            reader.line(lineno, raw)
+    if reader.imports == 0:
         found = describe_found(first) if first else "an empty file"
         if last_line:
             found = f"no such line in {last_line} lines (first: {found})"
         raise InputError(name, "`python -v` output (`import 'name' # <loader>`)", found, line=1)
-    if stack:
-        acc.notes.append(
-            f"{len(stack)} modules started but never finished importing "
+    if not reader.shutdown:
+        raise InputError(
+            name,
+            f"the interpreter's exit (`{SHUTDOWN.decode()}` and the cleanup after it: a "
+            "complete -v trace ends with them)",
+            "the end of the file (truncated, or the program was killed?)",
+            line=last_line,
+        )
+    if reader.stack:
+        reader.acc.notes.append(
+            f"{len(reader.stack)} modules started but never finished importing "
             "(failed, or the main script): their imports have no known importer"
         )
-    return acc.freeze()
+    return reader.acc.freeze()

@@ -11,7 +11,8 @@ from pathlib import Path
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import open_input
+from slim.ingest._io import read_limited
+from slim.ingest._jsonpath import line_of
 from slim.model.labels import normalize_label, split_configuration
 from slim.model.timing import ArtifactOwners, TimingSet
 
@@ -60,17 +61,16 @@ def load(path: Path) -> list[object]:
 
 def read_build_report(path: Path) -> tuple[ArtifactOwners, TimingSet]:
     name = str(path)
-    with open_input(path) as f:
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise InputError(name, f"a build report of at most {MAX_BYTES} bytes", "a larger file")
+    data = read_limited(path, MAX_BYTES, "a build report")
     if not data.strip():
         raise InputError(name, "a Buck2 build report JSON object", "an empty file", line=1)
     try:
         rep = _DECODE.decode(data)
     except msgspec.DecodeError as exc:
+        line = line_of(data, str(exc))  # a wrong type: the line of its field
+        excerpt = data.split(b"\n", line)[line - 1] if data.count(b"\n") >= line - 1 else b""
         raise InputError(
-            name, f"a Buck2 build report ({exc})", describe_found(data[:40]), line=1
+            name, f"a Buck2 build report ({exc})", describe_found(excerpt.strip()[:60]), line=line
         ) from None
     owners: dict[str, str] = {}
     for raw_label, entry in rep.results.items():

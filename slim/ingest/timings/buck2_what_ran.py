@@ -97,7 +97,7 @@ def read_what_ran(path: Path) -> TimingSet:
     untimed = 0
     form = ""
     clock = 0.0
-    for lineno, line in iter_text_lines(path):
+    for lineno, line in iter_text_lines(path, whole=True):
         if not line.strip():
             continue
         if not form:

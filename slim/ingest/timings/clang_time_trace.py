@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import open_input
+from slim.ingest._io import read_limited
 from slim.model.timing import TimedAction, TimingSet
 
 MAX_BYTES = 512 * 1024 * 1024
@@ -64,10 +64,7 @@ def load(path: Path) -> list[TimingSet]:
 
 def read_time_trace(path: Path) -> TimingSet:
     name = str(path)
-    with open_input(path) as f:
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise InputError(name, f"a time trace of at most {MAX_BYTES} bytes", "a larger file")
+    data = read_limited(path, MAX_BYTES, "a time trace")
     if not data.strip():
         raise InputError(name, "a clang -ftime-trace JSON object", "an empty file", line=1)
     try:

@@ -18,6 +18,7 @@ from slim.ingest._io import iter_lines, open_input
 from slim.model.timing import TimedAction, TimingSet
 
 _HEADER = re.compile(rb"^# ninja log v(\d+)\s*$")
+_HASH = re.compile(rb"[0-9a-fA-F]{1,16}")
 SUPPORTED_VERSIONS = (5, 6, 7)
 LAST_RUN = -1
 
@@ -42,7 +43,7 @@ def read_ninja_log(path: Path, run: int = LAST_RUN) -> TimingSet:
     seen: set[str] = set()
     last_end = -1
     with open_input(path) as f:
-        lines = iter_lines(f, name)
+        lines = iter_lines(f, name, whole=True)  # ninja ends every line; else it was cut
         first = next(lines, None)
         if first is None:
             raise InputError(name, "a '# ninja log vN' header", "an empty file", line=1)
@@ -81,11 +82,16 @@ def read_ninja_log(path: Path, run: int = LAST_RUN) -> TimingSet:
                 raise InputError(
                     name, "0 <= start <= end", f"start {start}, end {end}", line=lineno
                 )
-            try:
-                output = parts[3].decode("utf-8")
-                digest = parts[4].decode("ascii")
-            except UnicodeDecodeError:
-                raise InputError(name, "UTF-8 text", describe_found(raw), line=lineno) from None
+            if _HASH.fullmatch(parts[4]) is None:
+                raise InputError(
+                    name,
+                    "a hex command hash (the 5th field)",
+                    describe_found(parts[4]),
+                    line=lineno,
+                )
+            # a path is bytes to ninja: one that is not UTF-8 (Latin-1) is kept as it is
+            output = parts[3].decode("utf-8", "surrogateescape")
+            digest = parts[4].decode("ascii")
             if not output:
                 raise InputError(name, "an output path", "an empty field", line=lineno)
             if lines_read and (output in seen or end < last_end):

@@ -125,7 +125,7 @@ def test_log_lines_before_the_graph_are_skipped(tmp_path: Path) -> None:
         (b"", "expected a DOT graph"),
         (b'digraph mygraph {\n  "//a:a" -> "//a:b\n', ':2: expected a closing `"`'),
         (b'digraph mygraph {\n  "//a:a" -> "//a:b"\n', ":2: expected `}` closing the graph"),
-        (b"digraph mygraph {\n\x00\xff\xfe garbage", ":2: expected UTF-8"),
+        (b"digraph mygraph {\n\x00\xff\xfe garbage", ":2: expected text, found a NUL byte"),
         (b'{"type": "RULE"}\n', ":1: expected `digraph` or `graph`"),
     ],
     ids=["empty", "unterminated-string", "truncated", "binary", "wrong-format"],

@@ -85,7 +85,8 @@ def test_log_lines_crlf_and_sources_without_owner(tmp_path: Path) -> None:
     ("data", "match"),
     [
         (b"", r":1: expected at least one `<kind> <label>` line, found none"),
-        (b"cc_binary rule //app:app\nsource fi", r":2: expected `<rule class> rule <label>`"),
+        (b"cc_binary rule //app:app\nsource fi\n", r":2: expected `<rule class> rule <label>`"),
+        (b"cc_binary rule //app:app\nsource file //app:ma", r":2: expected a newline at the end"),
         (b"0 //app:app\n", r":1: expected `<rule class> rule <label>`"),
         (b"cc_binary rule //app:app\n\xff\xfe\x00\x01\n", r":2: expected UTF-8 text"),
     ],

@@ -123,7 +123,7 @@ def test_entries_without_any_label_are_refused() -> None:
         ("buck2-query-json", "", "empty file"),
         ("buck2-query-json", '{"root//a:b": {"buck.deps": [', "expected valid JSON"),
         ("buck2-query-json", '{"not a label": {}}', "expected a target label as key"),
-        ("buck2-query-json", '["root//a:b", 3]', "expected a target label, found '3'"),
+        ("buck2-query-json", '["root//a:b", 3]', "expected a target label, found number 3"),
         ("buck2-query-json", '"root//a:b"', "expected a JSON object"),
         ("buck2-query-json", '{"root//a:b": 7}', "attributes .an object. or labels"),
         ("buck2-targets-json", "[1]", "expected a target object"),
@@ -180,12 +180,48 @@ def test_sniffers_do_not_overlap() -> None:
         max_leaves=20,
     )
 )
-def test_arbitrary_attribute_values_never_crash(value: Any) -> None:
+def test_arbitrary_attribute_values_load_or_are_refused(value: Any) -> None:
+    """Label strings in any nesting load; any other leaf is a one-line refusal."""
     path = HYPOTHESIS_DIR / "arbitrary.json"
     path.write_text(json.dumps({"root//x:y": {"deps": value, "srcs": value, "buck.deps": value}}))
+    assert loads_or_refuses(buck2_json.load_query, path)
+
+
+@pytest.mark.parametrize(
+    ("attrs", "expected"),
+    [
+        ({"deps": 7}, '"deps" of root//x:y: labels (strings, lists, select()), found number 7'),
+        ({"deps": ["root//a:b", 3.5]}, '"deps" of root//x:y: labels'),
+        ({"exported_deps": {"__type": "selector", "entries": {"DEFAULT": [True]}}}, "boolean true"),
+        ({"buck.deps": [1]}, '"buck.deps" of root//x:y: labels'),
+        ({"labels": "x", "srcs": [None, 5]}, '"srcs" of root//x:y: labels'),
+        ({"buck.type": ["cxx_library"]}, '"buck.type" of root//x:y: a string'),
+        ({"buck.target_configuration": 1}, '"buck.target_configuration" of root//x:y: a string'),
+        ({"base_module": 5}, '"base_module" of root//x:y: a string'),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_refused(
+    tmp_path: Path, attrs: dict[str, object], expected: str
+) -> None:
+    """The issue's case: `"deps": 7` gave a target without edges and exit 0."""
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps({"root//x:y": {"buck.type": "cxx_library", **attrs}}, indent=1))
+    with pytest.raises(InputError) as exc:
+        buck2_json.load_query(path, GraphBuilder())
+    assert str(exc.value).startswith(f"{path}:1: expected ")
+    assert expected in str(exc.value)
+
+
+def test_private_attributes_may_hold_other_values() -> None:
+    """`--output-all-attributes` gives Buck2's own `_…` attributes, booleans included."""
+    path = HYPOTHESIS_DIR / "private.json"
+    path.write_text(
+        json.dumps({"root//x:y": {"_build_only_native_code": False, "_tc": "root//t:c"}})
+    )
     b = GraphBuilder()
     buck2_json.load_query(path, b)
-    b.build()
+    g = b.build()
+    assert g.labels[g.edge_dst[0]] == "root//t:c"
 
 
 @settings(deadline=None, max_examples=100)

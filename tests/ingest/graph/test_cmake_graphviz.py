@@ -86,7 +86,7 @@ def test_interface_edges_and_external_libraries(tmp_path: Path) -> None:
             ':2: expected a closing `"`',
         ),
         (b'digraph "x" {\n    "node0" [ label = "app", shape = egg ];\n', ":2: expected `}`"),
-        (b"\x7fELF\x02\x01\x01\x00\x00\x00", ":1: expected a DOT token"),
+        (b"\x7fELF\x02\x01\x01\x00\x00\x00", ":1: expected text, found a NUL byte at column 8"),
         (b"cmake_minimum_required(VERSION 3.16)\n", ":1: expected `digraph` or `graph`"),
         (b'digraph "x" {\n "node0" -> "node1" // a -> b\n}\n', ":2: expected a node statement"),
     ],

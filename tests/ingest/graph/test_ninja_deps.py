@@ -81,11 +81,12 @@ def test_spaces_stale_not_found_and_foreign_outputs(tmp_path: Path) -> None:
     [
         (b"", ":1: expected a `ninja -t deps` record, found an empty file"),
         (b"a.o: #deps 2, deps mtime 1 (VALID)\n    a.c\n", ":2: expected 2 deps for 'a.o'"),
-        (b"a.o: #deps 2, deps mtime 1 (VALID)\n    a.c\nb.o: #deps", ":3: expected dep 2 of 2"),
+        (b"a.o: #deps 2, deps mtime 1 (VALID)\n    a.c\nb.o: #deps\n", ":3: expected dep 2 of 2"),
+        (b"a.o: #deps 1, deps mtime 1 (VALID)\n    a.c\n", ":2: expected the blank line ending"),
         (b"\xff\xfe\x00\x00binary", ":1: expected UTF-8"),
         (b"app: CXX_EXECUTABLE_LINKER__app_Debug\n", ":1: expected a record"),
     ],
-    ids=["empty", "truncated", "record-cut", "binary", "wrong-format"],
+    ids=["empty", "truncated", "record-cut", "record-unended", "binary", "wrong-format"],
 )
 def test_bad_input(tmp_path: Path, content: bytes, expected: str) -> None:
     p = tmp_path / "deps.txt"

@@ -116,7 +116,7 @@ def test_non_cmake_build(tmp_path: Path) -> None:
         (b"", "expected a DOT graph"),
         (b'digraph ninja {\n"0x1" [label="a b\n', ':2: expected a closing `"`'),
         (b'digraph ninja {\n"0x1" [label="app"]\n', ":2: expected `}`"),
-        (b"\x00\x01\x02\x03 ninja", ":1: expected a DOT token"),
+        (b"\x00\x01\x02\x03 ninja", ":1: expected text, found a NUL byte at column 1"),
         (b"ninja: error: unknown target 'x'\n", ":1: expected `digraph` or `graph`"),
     ],
     ids=["empty", "unterminated-string", "truncated", "binary", "wrong-format"],

@@ -108,7 +108,8 @@ def test_long_cref_symbol_is_split_at_a_known_file(tmp_path: Path) -> None:
     sym = "ns::some_template<std::vector<int, std::allocator<int> > >::run(int, char) const"
     text = (
         "Linker script and memory map\n\n"
-        " .text.x        0x0000000000001000        0x4 dir x/a.o\n\n"
+        " .text.x        0x0000000000001000        0x4 dir x/a.o\n"
+        "OUTPUT(a.out elf64-x86-64)\n\n"
         "Cross Reference Table\n\n"
         f"{'Symbol':<50}File\n"
         f"{sym} dir x/a.o\n"
@@ -128,7 +129,7 @@ def test_chunk_boundary_inside_a_wrapped_entry(
         f" .text.function_number_{i}\n                0x{i:016x}        0x4 lib.a(m{i}.o)\n"
         for i in range(300)
     )
-    p = _write(tmp_path, "Linker script and memory map\n\n" + rows)
+    p = _write(tmp_path, "Linker script and memory map\n\n" + rows + "OUTPUT(a elf64-x86-64)\n")
     monkeypatch.setattr(mc, "CHUNK_BYTES", 97)
     m = ld_map.parse(p, "bfd")
     assert len(m.inputs) == 300
@@ -141,13 +142,15 @@ def test_chunk_boundary_inside_a_wrapped_entry(
     [
         (b"", "no map heading"),
         (b"hello world\nthis is not a map\n", "no map heading"),
-        (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 64, "binary data"),
+        (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 64, "found a NUL byte at column 8"),
         (
             b"Archive member included to satisfy reference by file (symbol)\n\nlib.a(x.o)"
             b"                    no-paren-here\n",
             "'file (symbol)'",
         ),
-        (b"Linker script and memory map\n\xff\xfe .text 0x0 0x0 bad\n", None),
+        (b"Linker script and memory map\n\xff\xfe .text 0x0 0x0 bad\nOUTPUT(a.out elf)\n", None),
+        (b"Linker script and memory map\n .text 0x0 0x0 a.o\n", "`OUTPUT(file format)` line"),
+        (b"Linker script and memory map\n .text 0x0 0x0 a.o\nOUTPUT(a.o", "(truncated?)"),
     ],
 )
 def test_bad_input_is_one_line_error(tmp_path: Path, content: bytes, expected: str | None) -> None:
@@ -244,21 +247,23 @@ def test_column_reader_matches_the_regex_reader(name: str) -> None:
         fast = fixed_rows(data, start, end, nl, 0)
         slow = regex_rows(data, start, end, nl, 0)
         assert fast is not None
-        assert (fast.names, fast.addrs, fast.sizes, fast.files, fast.lines) == (
+        assert (fast.names, fast.files(), fast.run_files) == (
             slow.names,
-            slow.addrs,
-            slow.sizes,
-            slow.files,
-            slow.lines,
+            slow.files(),
+            slow.run_files,
         )
-        checked += len(slow.names)
+        for col in ("addrs", "sizes", "lines", "unallocated", "run_start"):
+            assert getattr(fast, col).tolist() == getattr(slow, col).tolist()
+        checked += len(slow)
     assert checked > 50
 
 
 def test_odd_layout_falls_back_to_the_regex_reader(tmp_path: Path) -> None:
     """Hex without 0x and uneven spacing: not bfd's columns, still read (by the regex)."""
     p = _write(
-        tmp_path, "Linker script and memory map\n\n .text.f 1000 20 a.o\n .text.g  0x1020 0x8 b.o\n"
+        tmp_path,
+        "Linker script and memory map\n\n .text.f 1000 20 a.o\n .text.g  0x1020 0x8 b.o\n"
+        "OUTPUT(a.out elf64-x86-64)\n",
     )
     m = load(p)
     assert [(i.file, i.kept_bytes) for i in m.inputs] == [("a.o", 0x20), ("b.o", 8)]

@@ -64,6 +64,8 @@ def test_windows_path_and_member_split_at_last_colon_paren(tmp_path: Path) -> No
         + "            1000             1000       10     1         "
         + "C:\\b (x)\\lib.a(m:(1).o):(.text.f)\n"
         + "            1000             1000       10     1                 f\n"
+        + "               0                0       2d     1 .shstrtab\n"
+        + "               0                0       2d     1         <internal>:(.shstrtab)\n"
     )
     (inp,) = load(p).inputs
     assert inp.file == "C:\\b (x)\\lib.a(m:(1).o)"
@@ -98,3 +100,31 @@ def test_arbitrary_bytes(tmp_path: Path, blob: bytes) -> None:
     p.write_bytes(HEADER.encode() + blob)
     with contextlib.suppress(InputError):
         load(p)
+
+
+@pytest.mark.parametrize(
+    ("name", "flavour", "base"),
+    [("lld.map", "lld", 16), ("lld.cref.map", "lld", 16), ("mold.map", "mold", 10)],
+)
+def test_column_reader_matches_the_row_reader(name: str, flavour: str, base: int) -> None:
+    """The numpy fast path gives exactly the rows the per-row reader gives."""
+    import numpy as np
+
+    from slim.ingest.linkmap._lld_rows import column_rows
+    from slim.ingest.linkmap.lld_map import ColumnMap
+
+    path = DATA / name
+    data = b"\n" + path.read_bytes()
+    cm = ColumnMap(path, flavour, base)
+    cm.header(data[1 : data.index(b"\n", 1)])
+    end = data.find(b"\nCross Reference Table")
+    end = end + 1 if end >= 0 else len(data)
+    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    assert cm.columns is not None
+    fast = column_rows(data, 0, end, nl, 0, cm.columns)
+    slow = cm.slow_rows(data, 0, end, 0)
+    assert fast is not None
+    assert len(slow) > 10
+    assert (fast.names, fast.files(), fast.run_files) == (slow.names, slow.files(), slow.run_files)
+    for col in ("addrs", "sizes", "lines", "unallocated", "run_start"):
+        assert getattr(fast, col).tolist() == getattr(slow, col).tolist(), col

@@ -42,6 +42,7 @@ def test_link_exe_flags_and_decorated_names(tmp_path: Path) -> None:
     p.write_bytes(
         HEAD
         + b" 0001:00000010       ?used_cxx@detail@slim@@YAHH@Z 0000000140001010 f i  b:b2.obj\n"
+        + b"\n entry point at         0001:00000000\n"
     )
     (m,) = msvc_map.load(p)
     (inp,) = m.inputs  # type: ignore[attr-defined]

@@ -71,7 +71,7 @@ def _write(tmp_path: Path, *records: object) -> Path:
     return p
 
 
-def test_runs_merge_and_missing_end(tmp_path: Path) -> None:
+def test_runs_merge(tmp_path: Path) -> None:
     head = {"slim-import-trace": 1, "python": "3.12.1"}
     p = _write(
         tmp_path,
@@ -81,13 +81,58 @@ def test_runs_merge_and_missing_end(tmp_path: Path) -> None:
         head,
         {"import": "a", "importer": "__main__", "importer_line": 1},
         {"import": "b", "importer": "a", "importer_line": 3},
+        {"end": True, "exit_code": 1, "failed": [], "note": "killed"},
     )
     t = load(p)
     assert t.runs == 2
     assert t.by_name()["a"].runs == 2
     assert t.by_name()["b"].runs == 1
-    assert t.exit_codes == (0,)
-    assert any("no end record" in n for n in t.notes)
+    assert t.exit_codes == (0, 1)
+
+
+def test_a_run_without_its_end_record_is_refused(tmp_path: Path) -> None:
+    """`slim trace` always writes the end record (one with a note for a killed program):
+    a run without one is a recording cut short, not a complete run."""
+    head = {"slim-import-trace": 1, "python": "3.12.1"}
+    a = {"import": "a", "importer": "__main__", "importer_line": 1}
+    p = _write(tmp_path, head, a, head, a, {"end": True, "failed": []})
+    with pytest.raises(InputError) as exc:
+        load(p)
+    assert str(exc.value) == (
+        f"{p}:3: expected the end record of the run started at line 1 before a new run, "
+        "found a new run's header (the recording was cut short?)"
+    )
+    p = _write(tmp_path, head, a)
+    with pytest.raises(InputError) as exc:
+        load(p)
+    assert str(exc.value) == (
+        f'{p}:2: expected the end record ({{"end": true, ...}}) of the run started at line 1, '
+        "found the end of the file (the recording was cut short?)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"import": "a", "importer": 7}, '"importer": a module name (or "")'),
+        ({"import": "a", "importer": []}, '"importer": a module name (or "")'),
+        ({"import": "a", "importer_line": "3"}, '"importer_line": a line number'),
+        ({"import": "a", "importer_line": True}, '"importer_line": a line number'),
+        ({"extension": "_json", "file": 5}, '"file": a file name'),
+        ({"exec": ["x.py"]}, '"exec": a file name'),
+        ({"end": True, "exit_code": "0"}, '"exit_code": an exit status'),
+        ({"end": True, "failed": "a"}, '"failed": a list of module names'),
+        ({"end": True, "note": 1}, '"note": a string'),
+        ({"end": 1}, '"end": true'),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_refused(
+    tmp_path: Path, record: dict[str, object], expected: str
+) -> None:
+    p = _write(tmp_path, {"slim-import-trace": 1}, record, {"end": True, "failed": []})
+    with pytest.raises(InputError) as exc:
+        load(p)
+    assert str(exc.value).startswith(f"{p}:2: expected {expected}, found ")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +140,8 @@ def test_runs_merge_and_missing_end(tmp_path: Path) -> None:
     [
         (b"", 1, "header line"),
         (b'{"import": "a"}\n', 1, "header line"),
-        (b'{"slim-import-trace": 1}\n{"import": "a", "import', 2, "a JSON object per line"),
+        (b'{"slim-import-trace": 1}\n{"import": "a", "import', 2, "a newline at the end"),
+        (b'{"slim-import-trace": 1}\n{"import": "a", "impor\n', 2, "a JSON object per line"),
         (b'{"slim-import-trace": 2}\n', 1, "version 1"),
         (b'{"slim-import-trace": 1}\n[1, 2]\n', 2, "a JSON object per line"),
         (b'{"slim-import-trace": 1}\n{"import": "not a name"}\n', 2, "a module name"),

@@ -120,7 +120,7 @@ def test_load_evidence_returns_one_trace() -> None:
             b"import time: self [us] | cumulative | imported package\n"
             b"import time:        10 |         1",
             2,
-            "expected a row",
+            "expected a newline at the end of the last line",
         ),
         (
             b"import time: self [us] | cumulative | imported package\n"

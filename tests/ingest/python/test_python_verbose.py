@@ -51,6 +51,7 @@ def test_failed_module_code_object_is_dropped(tmp_path: Path) -> None:
         "# code object from /s/app/ok.py\n"
         "import 'app.ok' # <_frozen_importlib_external.SourceFileLoader object at 0x1>\n"
         "import 'app' # <_frozen_importlib_external.SourceFileLoader object at 0x2>\n"
+        "# clear builtins._\n"
     )
     by = load(p).by_name()
     # app.broken never finished: whether os and app.ok came from it or from app after the
@@ -84,11 +85,34 @@ def test_bad_input(tmp_path: Path, content: bytes, expected: str) -> None:
     assert expected in str(exc.value)
 
 
-def test_truncated_trace_keeps_what_it_saw(tmp_path: Path) -> None:
+def test_truncated_trace_is_refused(tmp_path: Path) -> None:
+    """A real trace cut mid-line, or at a line before the interpreter's exit: its last
+    imports (and their importers) are missing, so it is not read as a whole trace."""
     text = (SAMPLES / "py3.13.v.txt").read_bytes()
     cut = text[: text.index(b"import 'slimpkg.a'")]
     p = tmp_path / "cut.txt"
     p.write_bytes(cut + b"import 'slim")
+    with pytest.raises(InputError, match=r"expected a newline at the end of the last line"):
+        load(p)
+    p.write_bytes(cut)
+    lines = cut.count(b"\n")
+    with pytest.raises(InputError) as exc:
+        load(p)
+    assert str(exc.value) == (
+        f"{p}:{lines}: expected the interpreter's exit (`# clear builtins._` and the cleanup "
+        "after it: a complete -v trace ends with them), found the end of the file "
+        "(truncated, or the program was killed?)"
+    )
+    p.write_bytes(text[: text.index(b"# clear builtins._")])
+    with pytest.raises(InputError, match="the interpreter's exit"):
+        load(p)
+
+
+def test_failed_imports_still_read_with_the_exit(tmp_path: Path) -> None:
+    text = (SAMPLES / "py3.13.v.txt").read_bytes()
+    cut = text[: text.index(b"import 'slimpkg.a'")]
+    p = tmp_path / "failed.txt"
+    p.write_bytes(cut + b"# clear builtins._\n")  # slimpkg.a raised: no import line
     t = load(p)
     assert "json" in t.names()
     assert "slimpkg.a" not in t.names()
@@ -99,7 +123,7 @@ def test_truncated_trace_keeps_what_it_saw(tmp_path: Path) -> None:
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     p = tmp_path_factory.mktemp("h") / "v.txt"
-    p.write_bytes(b"import 'os' # <x>\n" + data)
+    p.write_bytes(b"import 'os' # <x>\n" + data + b"\n# clear builtins._\n")
     try:
         t = load(p)
     except InputError:

@@ -280,12 +280,15 @@ def test_any_printable_module_name(tmp_path: Path, name: str) -> None:
     assert importtime.load(p).names() == {name}
     p = tmp_path / "v.txt"
     p.write_text(
-        f"import {name!r} # <class '_frozen_importlib.FrozenImporter'>\n", encoding="utf-8"
+        f"import {name!r} # <class '_frozen_importlib.FrozenImporter'>\n# clear builtins._\n",
+        encoding="utf-8",
     )
     assert python_verbose.load(p).names() == {name}
     p = tmp_path / "st.jsonl"
     p.write_text(
-        '{"slim-import-trace": 1}\n' + json.dumps({"import": name, "importer": name}) + "\n",
+        '{"slim-import-trace": 1}\n'
+        + json.dumps({"import": name, "importer": name})
+        + '\n{"end": true, "failed": []}\n',
         encoding="utf-8",
     )
     assert audit_trace.load(p).by_name()[name].importers == (name,)
@@ -296,7 +299,8 @@ def test_verbose_repr_quoting(tmp_path: Path) -> None:
     p.write_text(
         "import _frozen_importlib # frozen\n"
         'import "it\'s" # <_frozen_importlib_external.SourceFileLoader object at 0x1>\n'
-        "import 'caf\\xe9' # <_frozen_importlib_external.SourceFileLoader object at 0x2>\n",
+        "import 'caf\\xe9' # <_frozen_importlib_external.SourceFileLoader object at 0x2>\n"
+        "# clear builtins._\n",
         encoding="utf-8",
     )
     assert python_verbose.load(p).names() == {"_frozen_importlib", "it's", "café"}

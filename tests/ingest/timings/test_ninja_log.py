@@ -84,8 +84,8 @@ def test_output_with_spaces_and_tabs_split_at_most_four_times(tmp_path: Path) ->
 def test_run_boundary_when_times_restart(tmp_path: Path) -> None:
     log = _write(
         tmp_path,
-        "# ninja log v5\n0\t50\t1\ta.o\th1\n10\t90\t1\tb.o\th2\n"
-        "2\t20\t1\tc.o\th4\n0\t30\t1\ta.o\th3\n",
+        "# ninja log v5\n0\t50\t1\ta.o\ta1\n10\t90\t1\tb.o\ta2\n"
+        "2\t20\t1\tc.o\ta4\n0\t30\t1\ta.o\ta3\n",
     )
     assert read_ninja_log(log).runs == 2
     assert [a.output for a in read_ninja_log(log, 1).actions] == ["a.o", "c.o"]
@@ -108,8 +108,9 @@ def test_detect_and_sniff() -> None:
         ("# ninja log v4\n1\t2\t3\tcmd\n", r":1: expected ninja log v5, v6 or v7, found v4"),
         ("# ninja log v5\n1\t2\t3\tx.o\n", r":2: expected 5 tab-separated fields"),
         ("# ninja log v5\n1\ttwo\t3\tx.o\th\n", r":2: expected integer start, end and mtime"),
-        ("# ninja log v5\n1\t2\t3\tx.o\th\n9\t2\t3\ty.o\th\n", r":3: expected 0 <= start <= end"),
-        ("# ninja log v5\n1\t2\t3\t\th\n", r":2: expected an output path"),
+        ("# ninja log v5\n1\t2\t3\tx.o\tab\n9\t2\t3\ty.o\tab\n", r":3: expected 0 <= start <= end"),
+        ("# ninja log v5\n1\t2\t3\t\tab\n", r":2: expected an output path"),
+        ("# ninja log v5\n1\t2\t3\tx.o\tnot-hex\n", r":2: expected a hex command hash"),
     ],
 )
 def test_bad_input(tmp_path: Path, text: str, match: str) -> None:
@@ -118,12 +119,18 @@ def test_bad_input(tmp_path: Path, text: str, match: str) -> None:
 
 
 def test_binary_garbage_and_truncated(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=":1: expected a '# ninja log vN' header"):
+    with pytest.raises(InputError, match=":1: expected text, found a NUL byte at column 5"):
         read_ninja_log(_write(tmp_path, b"\x7fELF\x00\x01\x02\xff" * 10))
+    with pytest.raises(InputError, match=":1: expected a '# ninja log vN' header"):
+        read_ninja_log(_write(tmp_path, b"\x7fELF\x01\x02\xff" * 10 + b"\n"))
     good = SAMPLES[0].read_bytes()
     cut = good[: good.rindex(b"\t") - 3]
-    with pytest.raises(InputError, match=r":\d+: expected 5 tab-separated fields"):
+    with pytest.raises(InputError, match=r":\d+: expected a newline at the end of the last line"):
         read_ninja_log(_write(tmp_path, cut, "cut"))
+    lines = good.split(b"\n")
+    lines[2] = lines[2][: lines[2].rindex(b"\t")]  # a line that lost its hash field
+    with pytest.raises(InputError, match=r":3: expected 5 tab-separated fields"):
+        read_ninja_log(_write(tmp_path, b"\n".join(lines), "damaged"))
 
 
 def test_bad_run_choice(tmp_path: Path) -> None:
