@@ -193,6 +193,17 @@ def union_facts(roots: Sequence[RootInput]) -> Facts:
     return out
 
 
+def fact_notes(facts: Facts) -> list[str]:
+    """What the readers noted about each evidence file (parts recovered, ignored or
+    skipped), prefixed by the file, each once, in a stable order."""
+    out: list[str] = []
+    for fact in facts.all():
+        where = getattr(fact, "path", "") or getattr(fact, "source", "")
+        notes: tuple[str, ...] = getattr(fact, "notes", ())
+        out.extend(f"{where}: {n}" if where else n for n in notes)
+    return sorted(dict.fromkeys(out))
+
+
 def build_report(
     graph: BuildGraph,
     roots: Sequence[RootInput],
@@ -202,7 +213,8 @@ def build_report(
 ) -> Report:
     """Plan the analysis (fixes, savings, proposals) and assemble the report."""
     ids = [r.root for r in roots]
-    plan = plan_report(graph, ids, analysis.findings, union_facts(roots))
+    facts = union_facts(roots)
+    plan = plan_report(graph, ids, analysis.findings, facts)
     return Report.create(
         roots=[summarize_root(graph, r) for r in ids],
         inputs=analysis.inputs,
@@ -210,7 +222,7 @@ def build_report(
         findings=plan.findings,
         rules=analysis.rules,
         proposals=plan.proposals,
-        notes=[*notes, *graph.notes, *plan.notes],
+        notes=list(dict.fromkeys([*notes, *fact_notes(facts), *graph.notes, *plan.notes])),
         savings=plan.savings,
         timings=plan.timings,
         suppressed=analysis.suppressed,

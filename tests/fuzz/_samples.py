@@ -151,6 +151,7 @@ SAMPLES: dict[str, Sample] = {
             silent_cut=at_line_start,
         ),
         Sample("buck2-build-report", _copy("buck2/timing/build_report.json"), json=True),
+        Sample("sccache-stats", _copy("sccache/stats.two-clean-builds.json"), json=True),
         Sample("slim-import-trace", _copy("python/slimtrace/py3.11.jsonl"), json=True),
         Sample(
             "python-importtime", _copy("python/importtime/py3.12.txt"), silent_cut=at_line_start

@@ -179,3 +179,20 @@ def test_a_cuda_object_with_a_bad_e_shstrndx_is_refused_not_read_without_fatbins
     bad = _damaged(tmp_path, CUDA_OBJ, 62, b"\xff\x7f")
     with pytest.raises(InputError, match=r":byte 62: expected an e_shstrndx below"):
         read_device_code(bad)
+
+
+def test_a_readers_note_reaches_the_report(tmp_path: Path) -> None:
+    """What a reader recovered is said in the report's notes, naming the file."""
+    sh = Shdrs(APP.read_bytes())
+    symtab = sh.index(".symtab")
+    bad = _damaged(tmp_path, APP, sh.field(symtab, 56), struct.pack("<Q", 0))
+    proc = subprocess.run(
+        [sys.executable, "-m", "slim", "report", "//serving:cpu_server", "--binary", str(bad)],
+        cwd=DATA.parents[1],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    note = f"note: {bad}: section {symtab} (symbol table): sh_entsize 0, read as 24-byte entries"
+    assert note in proc.stdout.splitlines()
