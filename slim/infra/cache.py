@@ -19,7 +19,7 @@ import numpy as np
 from slim import __version__
 from slim.model.graph import BuildGraph, Location
 
-_FORMAT_VERSION = "2"
+_FORMAT_VERSION = "3"
 
 
 def cache_dir() -> Path:
@@ -64,6 +64,7 @@ def save(graph: BuildGraph, key: str) -> None:
     locs = LocationColumn.pack(graph.locations)
     srcs = StringsColumn.pack(graph.srcs)
     tags = StringsColumn.pack(graph.tags)
+    data_files = StringsColumn.pack(graph.data_files)
     meta: dict[str, Any] = {
         "kind_table": kind_table,
         "location_paths": locs["paths"],
@@ -86,6 +87,7 @@ def save(graph: BuildGraph, key: str) -> None:
     arrays.update({f"loc_{k}": v for k, v in locs.items() if k != "paths"})
     arrays.update({f"srcs_{k}": v for k, v in srcs.items()})
     arrays.update({f"tags_{k}": v for k, v in tags.items()})
+    arrays.update({f"data_{k}": v for k, v in data_files.items()})
     d = cache_dir() / "graphs"
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".{key}.{os.getpid()}.tmp"
@@ -119,6 +121,7 @@ def load(key: str) -> BuildGraph | None:
         locations = LocationColumn.unpack({**sub, "paths": meta["location_paths"]})
         srcs = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("srcs_")})
         tags = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("tags_")})
+        data = StringsColumn.unpack({k[5:]: v for k, v in cols.items() if k.startswith("data_")})
         return BuildGraph(
             labels=labels,
             kinds=kinds,
@@ -135,6 +138,7 @@ def load(key: str) -> BuildGraph | None:
             formats=tuple(meta["formats"]),
             notes=tuple(meta["notes"]),
             indptr=cols["indptr"],
+            data_files=data,
         )
     except (
         OSError,
