@@ -6,13 +6,10 @@ truth, as in test_slim001_real_programs.py.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-
-from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder, Location
 
 from .harness import Dist, Program, assert_removals_safe, traced, verdicts
 
@@ -124,46 +121,7 @@ def test_repro_installed_dist_does_not_provide_its_requirements(tmp_path: Path, 
     assert (f.verdict, f.removable) == ("dead", True)
 
 
-class _WithData(Program):
-    """A Program whose targets may list `data` files (shipped in the runfiles, in the graph
-    as `data` edges), as `py_library(data = [...])`."""
-
-    data: dict[str, list[str]]
-
-    def graph(self, cut: tuple[str, str] | None = None) -> BuildGraph:
-        g = super().graph(cut)
-        b = GraphBuilder()
-        ids = {}
-        for i, label in enumerate(g.labels):
-            t = g.target(i)
-            ids[label] = (
-                b.add_target(label, t.kind, location=t.location, srcs=g.srcs.get(i, ()))
-                if t.kind
-                else b.intern(label)
-            )
-            for s in g.srcs.get(i, ()):
-                b.add_file(s)
-        for label, (_, deps) in self.targets.items():
-            for d in deps:
-                if (label, d) != cut:
-                    b.add_edge(ids[label], ids[d], EdgeKind.DEPS, Location(f"{label}/BUILD", 2))
-        for label, files in self.data.items():
-            pkg = label.split(":")[0]
-            for f in files:
-                b.add_edge(ids[label], b.add_file(f"{pkg}:{f}"), EdgeKind.DATA)
-        return b.build()
-
-    def runfiles(self, ws: Path, root: str, out: Path, cut: tuple[str, str] | None) -> list[str]:
-        path = super().runfiles(ws, root, out, cut)
-        for t in self.closure(root, cut):
-            pkg = t.split(":")[0][2:]
-            for f in self.data.get(t, ()):
-                (out / pkg).mkdir(parents=True, exist_ok=True)
-                shutil.copy(ws / pkg / f, out / pkg / f)
-        return path
-
-
-DATA_BY_PATH = _WithData(
+DATA_BY_PATH = Program(
     files={
         "app/main.py": (
             "import os\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
@@ -178,8 +136,8 @@ DATA_BY_PATH = _WithData(
         "//configs:configs": (["__init__.py"], []),
     },
     roots={APP: "app.main"},
+    data={"//configs:configs": ["model.yaml"]},
 )
-DATA_BY_PATH.data = {"//configs:configs": ["model.yaml"]}
 
 
 @pytest.mark.parametrize("how", ["importtime", "verbose", "slimtrace", "static"])
