@@ -34,6 +34,7 @@ from ._loaders import (
     LoaderSite,
     ThirdPartyScan,
     entry_point_groups,
+    importtime_blind,
     named_reaches,
     scan_loaded_third_party,
 )
@@ -465,10 +466,23 @@ class ImportView:
     # -- loaders -----------------------------------------------------------------------
     @property
     def sites(self) -> list[LoaderSite]:
-        """The loader calls in code the program may run (see `runnable`)."""
+        """The loader calls in code the program may run (see `runnable`). Those in the
+        sources of third-party packages (spokes that list their files) count as in any
+        other installed package's code: only under importtime-only traces, the loads that
+        importtime misses, in modules the traces show loaded."""
         if self._sites is None:
             run = self.runnable()
-            self._sites = [x for m, x in self._all_sites if run is None or m in run]
+            mm = self.ctx.options.module_map
+            third = {t for t in self.scans if is_third_party(self.g, t, mm)}
+            self._sites = [
+                x
+                for m, x in self._all_sites
+                if (run is None or m in run)
+                and (
+                    x.target not in third
+                    or (self.importtime_only and m in self.traced and importtime_blind(x.loader))
+                )
+            ]
         return self._sites
 
     def runnable(self) -> set[str] | None:

@@ -29,6 +29,13 @@ _BLIND_BYTES = re.compile(
 #: Loader kinds whose loads `-X importtime` does not record (unpickling, discovery and
 #: the like import through `__import__`, which it does).
 _IMPORTTIME_BLIND = frozenset({"computed", "file", "entry-points"})
+
+
+def importtime_blind(ld: Loader) -> bool:
+    """Whether `-X importtime` misses what this loader loads (`__import__` it records)."""
+    return ld.kind in _IMPORTTIME_BLIND and not ld.text.startswith("__import__")
+
+
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__main__", "_frozen_importlib"}
 _FILE_CACHE: dict[str, tuple[Loader, ...]] = {}
 
@@ -173,7 +180,7 @@ def scan_loaded_third_party(
             continue  # an extension module
         scanned += 1
         for ld in _blind_loaders(found, name):
-            if ld.kind in _IMPORTTIME_BLIND and not ld.text.startswith("__import__"):
+            if importtime_blind(ld):
                 sites.append(LoaderSite(-1, found, ld))
     return ThirdPartyScan(tuple(sites), scanned, tuple(missing))
 

@@ -306,10 +306,12 @@ def _ships_files(view: ImportView, edge: _Edge, files: list[str]) -> _Blind:
     return _Blind(
         verdict="possibly-dead",
         message=(
-            f"{la} never imports {lb}, but the cut also removes {len(files)} files that "
-            f"are no module ({short(files, 3)}): a program may open them by path, and no "
+            f"{la} never imports {lb}, but the cut also removes {len(files)} "
+            f"{'file that is' if len(files) == 1 else 'files that are'} no module "
+            f"({short(files, 3)}): a program may open {'it' if len(files) == 1 else 'them'} "
+            "by path, and no "
             "trace records file reads, so the edge is not proposed for removal; check that "
-            "nothing reads them"
+            f"nothing reads {'it' if len(files) == 1 else 'them'}"
         ),
         evidence=tuple(
             Evidence(f, "leaves with the cut", analyzer=NAME) for f in files[:MAX_LISTED]
@@ -393,7 +395,10 @@ def _used_transitively(
         Evidence(p, f"{g.labels[t]}: {imp.describe()}", line=imp.line, analyzer=NAME)
         for t, p, imp in users[:MAX_LISTED]
     ]
-    who = short(g.labels[t] for t, _, _ in users) or "code seen in the traces"
+    loaders = sorted({i for tm in traced for i in tm.importers if i} - set(edge.mods))
+    who = short(g.labels[t] for t, _, _ in users) or (
+        f"{short(loaders, 3)} (in the traces)" if loaders else "code seen in the traces"
+    )
     return _finding(
         view,
         edge,
@@ -433,9 +438,7 @@ def _dead(
         view,
         edge,
         "dead",
-        f"{la} never imports {lb}: none of {_whose(view, edge, gone_mods)} appears in "
-        f"{len(view.scans.get(edge.a, ()))} source files or in {len(view.trace_files)} "
-        f"traces{caveat}",
+        f"{la} never imports {lb}: {_absent(view, edge, gone_mods)}{caveat}",
         conf,
         (src_ev, *view.trace_evidence(edge.b), edge.looked),
         removable=True,
@@ -449,15 +452,16 @@ def _dead(
     )
 
 
-def _whose(view: ImportView, edge: _Edge, gone_mods: set[str]) -> str:
-    """ "its modules", or, when some of B's modules are loaded but stay in the build
-    (a shared `__init__.py` another target provides), the modules that leave."""
+def _absent(view: ImportView, edge: _Edge, gone_mods: set[str]) -> str:
+    """Where B's modules were looked for; when some are loaded but stay in the build (a
+    shared `__init__.py` another target provides), which ones leave and which stay."""
+    n, m = len(view.scans.get(edge.a, ())), len(view.trace_files)
     staying = [tm.name for tm in view.trace_hits(edge.mods) if tm.name not in gone_mods]
     if not staying:
-        return "its modules"
+        return f"none of its modules appears in {n} source files or in {m} traces"
     return (
-        f"the modules that leave with it ({short(gone_mods, 3)}; {short(staying, 3)} "
-        "is loaded but stays, provided by another target)"
+        f"what leaves with it ({short(gone_mods, 3)}) appears in none of {n} source files "
+        f"and {m} traces; {short(staying, 3)} is loaded but stays, provided by another target"
     )
 
 

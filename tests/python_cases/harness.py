@@ -37,6 +37,9 @@ class Dist:
     name: str
     files: dict[str, str]
     entry_points: str = ""
+    #: its target lists the files as srcs (`@pypi//name:site-packages/...`), as
+    #: rules_python spokes do, the files also under `external/pypi/name/site-packages/`
+    listed: bool = False
 
 
 @dataclass
@@ -66,7 +69,12 @@ class Program:
                 ids[label] = b.add_target(label, "alias")
                 continue
             if label.startswith("@"):
-                ids[label] = b.intern(label)
+                dist = self.dist_of(label)
+                if dist is not None and dist.listed:
+                    files = [f"{label.split(':')[0]}:site-packages/{f}" for f in dist.files]
+                    ids[label] = b.add_target(label, "py_library", srcs=files)
+                else:
+                    ids[label] = b.intern(label)
                 continue
             pkg = label.split(":")[0]
             files = [f"{pkg}:{s}" for s in srcs]
@@ -126,6 +134,16 @@ class Program:
             (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {d.name}\nVersion: 1.0\n")
             if d.entry_points:
                 (info / "entry_points.txt").write_text(d.entry_points)
+            if d.listed:
+                for rel, text in d.files.items():
+                    p = ws / "external" / "pypi" / d.name / "site-packages" / rel
+                    p.parent.mkdir(parents=True, exist_ok=True)
+                    p.write_text(text)
+
+    def dist_of(self, label: str) -> Dist | None:
+        """The dist an `@pypi//name:pkg` label stands for."""
+        name = label.split("//", 1)[1].split(":", 1)[0]
+        return next((d for d in self.dists if d.name == name), None)
 
     @staticmethod
     def site(ws: Path, dist: str) -> Path:

@@ -458,3 +458,50 @@ def test_a_loader_in_code_nothing_loads_cannot_block(tmp_path: Path, how: str) -
     v = judge(UNREACHED_LOADER, tmp_path / "ws", how)
     f = v[(APP, "//unused:unused")]
     assert (f.verdict, f.removable) == ("dead", True), f.message
+
+
+def _listed_library(loader: str) -> Program:
+    return Program(
+        files={"app/main.py": "import yamlish\nprint(yamlish.safe_load('a'))\n"},
+        targets={
+            APP: (["main.py"], ["@pypi//yamlish:pkg", "@pypi//unusedish:pkg"]),
+            "@pypi//yamlish:pkg": ([], []),
+            "@pypi//unusedish:pkg": ([], []),
+        },
+        roots={APP: "app.main"},
+        dists=[
+            Dist(
+                "yamlish",
+                {
+                    "yamlish/__init__.py": (
+                        "import importlib\n\n"
+                        "def safe_load(text):\n    return text.upper()\n\n"
+                        f"def construct(name):\n    return {loader}\n"
+                    )
+                },
+                listed=True,
+            ),
+            Dist("unusedish", {"unusedish/__init__.py": "X = 1\n"}, listed=True),
+        ],
+    )
+
+
+@pytest.mark.parametrize("how", KINDS)
+def test_loaders_in_a_listed_packages_sources_count_as_library_code(
+    tmp_path: Path, how: str
+) -> None:
+    """A rules_python spoke that lists its files as srcs: yamlish's `__import__(name)` (a
+    constructor the program never calls) counts as in any installed package's code: the
+    traces record `__import__` loads, and sources only reads libraries for their imports,
+    so the unused package stays dead; an `import_module(name)` blocks under importtime only
+    (which records no importlib loads)."""
+    v = judge(_listed_library("__import__(name)"), tmp_path / "a", how)
+    dead = v[(APP, "@pypi//unusedish:pkg")]
+    assert (dead.verdict, dead.removable) == ("dead", True), dead.message
+    v = judge(_listed_library("importlib.import_module(name)"), tmp_path / "b", how)
+    f = v[(APP, "@pypi//unusedish:pkg")]
+    if how == "importtime":
+        assert (f.verdict, f.removable) == ("possibly-dead", False), f.message
+        assert any(src.endswith("yamlish/__init__.py") for src, _ in cited(f))
+    else:
+        assert (f.verdict, f.removable) == ("dead", True), f.message

@@ -80,3 +80,41 @@ def qualified(func: ast.expr, bindings: Bindings, builtins: frozenset[str]) -> l
         return [f".{func.attr}"]
     head, _, rest = d.partition(".")
     return [f"{q}.{rest}" for q in bindings.get(head, (head,))]
+
+
+def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
+    if not isinstance(node, ast.Tuple | ast.List | ast.Set) or not node.elts:
+        return None
+    out = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(out) if len(out) == len(node.elts) else None
+
+
+def loop_values(nodes: Iterable[ast.AST]) -> dict[str, tuple[str, ...]]:
+    """Names bound only as the target of `for name in ("a", "b")` loops over literal strings
+    (nowhere else in the file: no assignment, parameter, import or handler binds them) ->
+    every value they take: `for lib in ("chardet", "charset_normalizer"):
+    import_module(lib)` imports one of those two names."""
+    values: dict[str, list[str]] = {}
+    other: set[str] = set()
+    loop_targets: set[int] = set()
+    stores: list[ast.Name] = []
+    for n in nodes:
+        if isinstance(n, ast.For | ast.AsyncFor) and isinstance(n.target, ast.Name):
+            lits = _literal_strings(n.iter)
+            if lits is not None:
+                values.setdefault(n.target.id, []).extend(lits)
+                loop_targets.add(id(n.target))
+                continue
+            other.add(n.target.id)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+            stores.append(n)
+        elif isinstance(n, ast.arg):
+            other.add(n.arg)
+        elif isinstance(n, ast.alias):
+            other.add((n.asname or n.name).split(".", 1)[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            other.add(n.name)
+        elif isinstance(n, ast.Global | ast.Nonlocal):
+            other.update(n.names)
+    other.update(s.id for s in stores if id(s) not in loop_targets)
+    return {k: tuple(dict.fromkeys(v)) for k, v in values.items() if k not in other}

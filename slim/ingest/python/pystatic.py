@@ -19,13 +19,13 @@ import io
 import re
 import tokenize
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
 from slim.model.pytrace import Loader, SourceImports, StaticImport
 
-from ._bindings import Bindings, dotted, file_bindings, qualified
+from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
 from ._loader_calls import BUILTINS, Call, classify, may_load, writes_sys_path
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -35,9 +35,10 @@ _TRY = cast("tuple[type[ast.Try], ...]", (ast.Try, getattr(ast, "TryStar", ast.T
 _DYNAMIC = re.compile(
     r"import_module|__import__|find_spec|find_loader|run_module|lazy_|import_optional|"
     r"import_string|resources|files|get_data|resource_|_from_file_location|FileLoader|"
-    r"run_path|load_|exec|eval|compile|entry_points|select|pickle|Unpickler|shelve|"
-    r"joblib|_load|\bload\(|Loader|Config|discover|loadTestsFrom|sys\.path|path\.|"
-    r"addsitedir|locate|resolve_name|pytest"
+    r"run_path|load_|exec|(?<![.\w])(?:eval|compile)\(|entry_points|select|pickle|Unpickler|"
+    r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
+    r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
+    r"resolve_name|pytest\.main"
 )
 #: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
 #: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
@@ -118,6 +119,14 @@ class _Scanner:
         self.loaders: list[Loader] = []
         self.handled: set[int] = set()
         self.depth = 0
+        self.tree: ast.AST | None = None
+        self._loops: dict[str, tuple[str, ...]] | None = None
+
+    def loop_names(self) -> dict[str, tuple[str, ...]]:
+        """See `_bindings.loop_values` (read once, on the first computed name)."""
+        if self._loops is None:
+            self._loops = loop_values(ast.walk(self.tree)) if self.tree is not None else {}
+        return self._loops
 
     def resolve(self, module: str | None, level: int) -> str | None:
         if level == 0:
@@ -239,6 +248,10 @@ class _Scanner:
         if _is_own_name(arg):
             return
         lit = _literal(arg)
+        if lit is None and isinstance(arg, ast.Name) and arg.id in self.loop_names():
+            for value in self.loop_names()[arg.id]:
+                self._named(n, via, ast.Constant(value), lz, op, ty, computed_blocks)
+            return
         if lit is None:
             if computed_blocks:
                 head = _head(arg)
@@ -282,8 +295,9 @@ class _Scanner:
             return  # raises when run: imports nothing
         lines = code.count("\n") + 1
         sub = _Scanner(self.module, self.is_package, list(range(1, lines + 1)), self.bindings)
-        sub.bindings = {**self.bindings, **file_bindings(ast.walk(tree))}
+        sub.bindings = {**self.bindings, **file_bindings(_statements(tree))}
         sub.depth = self.depth + 1
+        sub.tree = tree
         sub.scan(tree, *ctx)
         self.imports.extend(i._replace(line=n.lineno, via="exec") for i in sub.imports)
         self.loaders.extend(ld._replace(line=n.lineno) for ld in sub.loaders)
@@ -469,6 +483,18 @@ def _parse(data: bytes, path: str) -> tuple[str, ast.Module]:
         raise InputError(path, "parseable Python", type(exc).__name__, line=1) from None
 
 
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement of a module, at any depth (no expressions: bindings are made by
+    import and assignment statements)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.stmt):
+            yield n
+        for field in _STMT_FIELDS:
+            stack.extend(getattr(n, field, ()))
+
+
 def _hit_lines(text: str, bindings: Bindings) -> list[int]:
     """Lines that may hold a loading call: they mention a loader, or a local name bound to
     one (`load(` after `from importlib import import_module as load`)."""
@@ -479,8 +505,8 @@ def _hit_lines(text: str, bindings: Bindings) -> list[int]:
     if aliases:
         words = "|".join(re.escape(a) for a in aliases)
         pattern = re.compile(f"{_DYNAMIC.pattern}|\\b(?:{words})\\b")
-    lines = _NEWLINE.split(text)
-    return [n for n, ln in enumerate(lines, 1) if pattern.search(ln)]
+    starts = [m.end() for m in _NEWLINE.finditer(text)]
+    return sorted({bisect_right(starts, m.start()) + 1 for m in pattern.finditer(text)})
 
 
 def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -> SourceImports:
@@ -494,9 +520,10 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
     bindings: Bindings = {}
     hits: list[int] = []
     if _DYNAMIC.search(text):
-        bindings = file_bindings(ast.walk(tree))
+        bindings = file_bindings(_statements(tree))
         hits = _hit_lines(text, bindings)
     sc = _Scanner(module, is_package, hits, bindings)
+    sc.tree = tree
     try:
         sc.scan(tree, False, False, False)
     except RecursionError:

@@ -344,3 +344,20 @@ def test_an_init_binding_its_own_submodule_does_not_define_an_attribute() -> Non
     code += b"from .impl import Thing\n"
     res = scan_source(code, "pkg/__init__.py", "pkg", is_package=True)
     assert res.defines == {"Thing"}
+
+
+def test_a_name_only_a_literal_loop_binds_imports_each_value() -> None:
+    """requests/compat.py: `for lib in ("chardet", "charset_normalizer"):
+    importlib.import_module(lib)` under try/except ImportError imports one of the two."""
+    code = (
+        b"import importlib\n\ndef detect():\n    found = None\n"
+        b"    for lib in ('chardet', 'charset_normalizer'):\n"
+        b"        try:\n            found = importlib.import_module(lib)\n"
+        b"        except ImportError:\n            pass\n    return found\n"
+        b"for other in ('a', 'b'):\n    other = other.upper()\n    importlib.import_module(other)\n"
+    )
+    res = scan_source(code, "requests/compat.py", "requests.compat")
+    dyn = {(i.module, i.kind) for i in res.imports if i.dynamic}
+    assert dyn == {("chardet", "optional"), ("charset_normalizer", "optional")}
+    # `other` is reassigned in the loop: a computed name
+    assert [(ld.line, ld.kind, ld.prefix) for ld in res.loaders] == [(13, "computed", "")]
