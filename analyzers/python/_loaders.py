@@ -61,6 +61,7 @@ class LoaderSite:
             "discover": f"imports the test modules whose files match {ld.prefix!r}",
             "path": "changes sys.path: an import may load a file by a shorter name",
             "named": "names it as a string: code that loads by name may import it",
+            "spawn": "starts a Python process, whose imports no trace follows",
         }[ld.kind]
         return f"{ld.text}: {what}"
 
@@ -100,7 +101,7 @@ def _reaches(ld: Loader, gone: Leaving) -> bool:
         return bool(gone.renamed)
     if ld.kind == "named":
         return any(named_reaches(ld.prefix, m) for m in gone.modules)
-    return True  # file, by-data: anything
+    return True  # file, by-data, spawn: anything
 
 
 def named_reaches(text: str, module: str) -> bool:

@@ -177,14 +177,20 @@ def graph_sources(graph: BuildGraph, target: int) -> tuple[PySource, ...]:
 
 
 def shipped_files(graph: BuildGraph, target: int) -> list[str]:
-    """Files a target ships that are no importable module (its `data`, non-Python `srcs`),
-    as workspace paths: a program may open them by path."""
+    """Files a target ships that a program may open by path, as workspace paths: its
+    `data` (a `.so` there too: an extension module, or a library `ctypes` loads) and its
+    `srcs` that are no importable module."""
+    srcs = [s for s in graph.srcs.get(target, ()) if not s.endswith((".so", ".pyd"))]
     out = []
-    for label in (*graph.srcs.get(target, ()), *graph.data_files.get(target, ())):
+    for label in srcs:
         repo, pkg, name = split_label(label)
         rel = f"{pkg}/{name}" if pkg else name
-        if module_from_path(rel) is None and not rel.endswith((".so", ".pyd")):
+        if module_from_path(rel) is None:
             out.append(f"external/{repo.strip('@')}/{rel}" if repo.strip("@") else rel)
+    for label in graph.data_files.get(target, ()):
+        repo, pkg, name = split_label(label)
+        rel = f"{pkg}/{name}" if pkg else name
+        out.append(f"external/{repo.strip('@')}/{rel}" if repo.strip("@") else rel)
     return out
 
 

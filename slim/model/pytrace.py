@@ -325,7 +325,8 @@ class Loader(NamedTuple):
     (`entry_points(group=...)`: `prefix` is the group, "" when computed), `by-data`
     (`pickle.load`, `logging.config.fileConfig`: imports whatever its input names),
     `discover` (unittest discovery: `prefix` is the file pattern, `*` when computed),
-    `path` (a `sys.path` change: an import may then load a file by a shorter name).
+    `path` (a `sys.path` change: an import may then load a file by a shorter name),
+    `spawn` (a process running the interpreter: its imports are in no trace).
     `text` quotes the call for evidence.
     """
 

@@ -505,3 +505,34 @@ def test_loaders_in_a_listed_packages_sources_count_as_library_code(
         assert any(src.endswith("yamlish/__init__.py") for src, _ in cited(f))
     else:
         assert (f.verdict, f.removable) == ("dead", True), f.message
+
+
+CHILD_PROCESS = Program(
+    files={
+        "app/main.py": (
+            "import os, subprocess, sys\n"
+            "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+            "subprocess.run([sys.executable, os.path.join(HERE, '..', 'tools', 'report.py')],"
+            " check=True)\n"
+        ),
+        "tools/report.py": "print('report from a child process')\n",
+    },
+    targets={
+        APP: (["main.py"], ["//tools:report"]),
+        "//tools:report": (["report.py"], []),
+    },
+    roots={APP: "app.main"},
+)
+
+
+@pytest.mark.parametrize("how", KINDS)
+def test_a_python_child_process_blocks_dead(tmp_path: Path, how: str) -> None:
+    """`subprocess.run([sys.executable, .../tools/report.py])`: the child runs a file of
+    the build, and no trace follows child processes: possibly-dead under every kind,
+    citing the call; the cut makes the child (and the program) fail."""
+    ws = tmp_path / "ws"
+    v = judge(CHILD_PROCESS, ws, how)
+    f = v[(APP, "//tools:report")]
+    assert (f.verdict, f.removable) == ("possibly-dead", False), f.message
+    assert ("app/main.py", 3) in cited(f)
+    assert not CHILD_PROCESS.cut_is_safe(ws, APP, (APP, "//tools:report"))

@@ -22,6 +22,7 @@ class Call(Enum):
     BY_DATA = "by-data"  # imports whatever its input data names (pickle, logging config)
     DISCOVER = "discover"  # imports the test files a pattern matches (unittest discovery)
     PATH = "path"  # changes sys.path: any import may then load a file by a shorter name
+    SPAWN = "spawn"  # starts a process: a Python one runs code no trace follows
     EXEC = "exec"  # exec/eval/compile: a literal is code to scan, anything else a FILE
 
 
@@ -78,6 +79,24 @@ _SAFE_YAML = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"
 BUILTINS = frozenset({"__import__", "exec", "eval", "compile", "import_module", *HELPERS})
 
 
+#: Calls that start a process (a Python child runs modules or files no trace follows).
+_SPAWNS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.Popen",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "os.system",
+        "os.popen",
+        *(f"os.{n}" for n in ("execv", "execve", "execvp", "execvpe", "execl", "execlp")),
+        *(f"os.{n}" for n in ("spawnv", "spawnve", "spawnvp", "spawnl", "spawnlp")),
+        "asyncio.create_subprocess_exec",
+        "asyncio.create_subprocess_shell",
+    }
+)
+
+
 #: Every name a loading call may have: a local alias of one of them is worth a look.
 _LOADING_NAMES = frozenset(
     {
@@ -95,7 +114,7 @@ _LOADING_NAMES = frozenset(
         "loadTestsFromName",
         "loadTestsFromNames",
         "dictConfig",
-        *(q.rsplit(".", 1)[1] for q in _BY_DATA | _RESOLVERS),
+        *(q.rsplit(".", 1)[1] for q in _BY_DATA | _RESOLVERS | _SPAWNS),
     }
 )
 
@@ -162,6 +181,8 @@ def classify(owner: str, name: str, n: ast.Call) -> Call | None:
 
 
 def _stdlib_machinery(owner: str, name: str) -> Call | None:
+    if f"{owner}.{name}" in _SPAWNS:
+        return Call.SPAWN
     if name == "discover":
         return Call.DISCOVER
     if name in ("loadTestsFromName", "loadTestsFromNames"):
@@ -175,6 +196,19 @@ def _stdlib_machinery(owner: str, name: str) -> Call | None:
 
 def dotted_is(node: ast.Attribute, owner: str) -> bool:
     return isinstance(node.value, ast.Name) and node.value.id == owner
+
+
+def runs_python(n: ast.Call) -> bool:
+    """Whether a process call's arguments name the interpreter (`sys.executable`, a
+    `python...` command): the child runs Python code of the program's build."""
+    for node in ast.walk(n):
+        if isinstance(node, ast.Attribute) and node.attr == "executable" and dotted_is(node, "sys"):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            command = node.value.split(" ", 1)[0].rsplit("/", 1)[-1]
+            if command.startswith("python"):
+                return True
+    return False
 
 
 def writes_sys_path(st: ast.stmt) -> bool:

@@ -26,7 +26,7 @@ from slim.errors import InputError, describe_found
 from slim.model.pytrace import Loader, SourceImports, StaticImport
 
 from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
-from ._loader_calls import BUILTINS, Call, classify, may_load, writes_sys_path
+from ._loader_calls import BUILTINS, Call, classify, may_load, runs_python, writes_sys_path
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -38,7 +38,7 @@ _DYNAMIC = re.compile(
     r"run_path|load_|exec|(?<![.\w])(?:eval|compile)\(|entry_points|select|pickle|Unpickler|"
     r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
     r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
-    r"resolve_name|pytest\.main"
+    r"resolve_name|pytest\.main|sys\.executable|python"
 )
 #: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
 #: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
@@ -227,6 +227,9 @@ class _Scanner:
             pattern = _kw(n, "pattern") or (n.args[1] if len(n.args) > 1 else None)
             glob = "test*.py" if pattern is None else (_literal(pattern) or "*")
             self.loaders.append(Loader(n.lineno, "discover", glob, f"{shown}(...)"))
+        elif what is Call.SPAWN:
+            if runs_python(n):
+                self.loaders.append(Loader(n.lineno, "spawn", "", f"{shown}(...)"))
         else:
             kind = {Call.FILE: "file", Call.BY_DATA: "by-data", Call.PATH: "path"}[what]
             self.loaders.append(Loader(n.lineno, kind, "", f"{shown}(...)"))

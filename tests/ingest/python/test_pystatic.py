@@ -361,3 +361,15 @@ def test_a_name_only_a_literal_loop_binds_imports_each_value() -> None:
     assert dyn == {("chardet", "optional"), ("charset_normalizer", "optional")}
     # `other` is reassigned in the loop: a computed name
     assert [(ld.line, ld.kind, ld.prefix) for ld in res.loaders] == [(13, "computed", "")]
+
+
+def test_a_process_running_the_interpreter_is_a_loader() -> None:
+    code = (
+        b"import os, subprocess, sys\n"
+        b"subprocess.run([sys.executable, '-m', 'tools.x'])\n"
+        b"subprocess.check_call(['python3', 'script.py'])\n"
+        b"subprocess.run(['git', 'status'])\n"
+        b"os.system('ls')\n"
+    )
+    res = scan_source(code, "x.py", "m")
+    assert [(ld.line, ld.kind) for ld in res.loaders] == [(2, "spawn"), (3, "spawn")]
