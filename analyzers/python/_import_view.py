@@ -8,6 +8,7 @@ Every Python rule reads this one view; building it scans the workspace sources o
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -16,9 +17,10 @@ import numpy as np
 from slim.model.context import AnalysisContext
 from slim.model.findings import Evidence
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind
-from slim.model.pymodules import ModuleIndex, split_label
+from slim.model.pymodules import ModuleIndex, shipped_files, split_label
 from slim.model.pytrace import (
     ImportTrace,
+    Loader,
     SourceImports,
     StaticImport,
     TracedModule,
@@ -27,10 +29,18 @@ from slim.model.pytrace import (
 )
 
 from ._details import FootprintDetails
-from ._loaders import LoaderSite, ThirdPartyScan, entry_point_groups, scan_loaded_third_party
+from ._loaders import (
+    Leaving,
+    LoaderSite,
+    ThirdPartyScan,
+    entry_point_groups,
+    importtime_blind,
+    named_reaches,
+    scan_loaded_third_party,
+)
 from ._ownership import MAX_LISTED, Owned, OwnershipReader, short
-from ._thirdparty import python_targets
-from ._traces import own_traces, startup
+from ._thirdparty import is_third_party, python_targets
+from ._traces import own_traces, startup, stdlib_only
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -44,6 +54,62 @@ _EXPORTS = frozenset({EdgeKind.EXPORTS})
 _SCAN_CACHE: dict[tuple[str, str, str], SourceImports] = {}
 
 Edges = tuple["NDArray[np.int64]", "NDArray[np.int64]", "NDArray[np.int8]"]
+#: A string naming a module: the target, file and line it is at, and its text.
+_Named = tuple[int, str, int, str]
+#: Third-party code that imports what leaves (label, file, line, name), and unread code.
+_PackageUse = tuple[list[tuple[str, str, int, str]], list[str]]
+
+
+_EVERYTHING: set[str] = set()
+
+
+class _Reach:
+    """The fixed point behind `ImportView.runnable`."""
+
+    def __init__(self, view: ImportView) -> None:
+        self.view = view
+        self.seen: set[str] = set()
+        self.todo: list[str] = []
+        self.owned = sorted(view.index.owners)
+
+    def add(self, names: Iterable[str]) -> None:
+        for n in names:
+            if n not in self.seen:
+                self.seen.add(n)
+                self.todo.append(n)
+
+    def run(self) -> set[str]:
+        v = self.view
+        root = v.owned.get(v.root)
+        self.add(p for m in (root.modules if root else ()) for p in module_prefixes(m))
+        self.add(v.traced)
+        while self.todo:
+            m = self.todo.pop()
+            src = v.by_module.get(m)
+            if src is None:
+                if m in v.index.owners:
+                    return _EVERYTHING  # owned code whose imports were not read
+                continue
+            for imp in src.imports:
+                self.add(p for c in v.cands(imp) for p in module_prefixes(c))
+            for ld in src.loaders:
+                if ld.kind != "computed" or not ld.prefix:
+                    return _EVERYTHING
+                self.add(self.under(ld.prefix))
+            for _, text in src.named:
+                if text.endswith("."):
+                    self.add(self.under(text))
+                else:
+                    self.add(module_prefixes(text.split(":", 1)[0]))
+        return self.seen
+
+    def under(self, prefix: str) -> Iterator[str]:
+        """The owned modules whose names start with `prefix`."""
+        owned = self.owned
+        for k in range(bisect_left(owned, prefix), len(owned)):
+            if not owned[k].startswith(prefix):
+                break
+            yield owned[k]
 
 
 def is_test(g: BuildGraph, i: int) -> bool:
@@ -86,17 +152,23 @@ class ImportView:
         self.by_module: dict[str, SourceImports] = {
             s.module: s for scans in self.scans.values() for s in scans if not s.error
         }
-        self.sites: list[LoaderSite] = [
-            LoaderSite(t, s.path, ld)
+        self._all_sites: list[tuple[str, LoaderSite]] = [
+            (s.module, LoaderSite(t, s.path, ld))
             for t in sorted(self.scans)
             for s in self.scans[t]
             for ld in s.loaders
         ]
         self._add_executed_files()
+        self._sites: list[LoaderSite] | None = None
+        self._runnable: set[str] | None = None
         self._unique: dict[int, set[str]] = {}
         self._used_by: dict[int, set[str]] = {}
         self._third_scan: ThirdPartyScan | None = None
         self._children: dict[str, list[str]] | None = None
+        self._submodules: dict[str, list[str]] | None = None
+        self._groups: dict[int, frozenset[str] | None] = {}
+        self._packages: set[int] | None = None
+        self._named: tuple[dict[str, list[_Named]], list[_Named]] | None = None
         self._providers: dict[int, set[int]] = {}
         self._importers: dict[str, list[tuple[int, str, StaticImport]]] | None = None
         self._provided: dict[int, tuple[set[str], set[int]]] = {}
@@ -106,15 +178,16 @@ class ImportView:
     # -- ownership ---------------------------------------------------------------------
     def _forwards(self, b: int, o: Owned) -> set[int]:
         """The targets whose modules B makes importable: its exports, and its code deps
-        when B has no sources of its own (a wrapper or an alias)."""
+        when B provides no modules of its own (a wrapper or an alias; an installed
+        distribution provides its RECORD's modules, not its requirements')."""
         forward = {e.dep for e in self.g.out_edges(b, _EXPORTS)}
-        if not o.sources and not o.unknown:
+        if not o.modules and not o.unknown:
             forward |= {e.dep for e in self.g.out_edges(b, CODE_KINDS)}
         return forward
 
     def provided(self, b: int) -> tuple[set[str], set[int]]:
         """Modules B makes importable for its dependents (own, exported, or forwarded when
-        B has no sources of its own), and the targets among them whose modules are unknown."""
+        B has no modules of its own), and the targets among them whose modules are unknown."""
         hit = self._provided.get(b)
         if hit is not None:
             return hit
@@ -204,7 +277,7 @@ class ImportView:
 
     # -- static imports ----------------------------------------------------------------
     def _scan_sources(self) -> None:
-        from ._workspace import SourceRequest, scan_files
+        from ._workspace import SourceRequest, scan_files, workspace_file
 
         assert self.ws is not None
         ws = str(self.ws)
@@ -218,7 +291,8 @@ class ImportView:
                 self.static_ok[i] = "only native/stub modules: their imports are not visible"
             self.scans[i] = []
             for s in py_srcs:
-                req = SourceRequest(str(self.ws / s.path), s.path, s.module, s.is_package)
+                file = str(workspace_file(self.ws, s.path))
+                req = SourceRequest(file, s.path, s.module, s.is_package)
                 cached = _SCAN_CACHE.get((ws, s.path, s.module))
                 if cached is not None:
                     self.scans[i].append(cached)
@@ -238,13 +312,36 @@ class ImportView:
 
     def cands(self, imp: StaticImport) -> tuple[str, ...]:
         """What `imp` may load: `from pkg import name` reads the attribute when the package's
-        `__init__` binds `name` (and has no PEP 562 `__getattr__`), not `pkg.name`."""
+        `__init__` binds `name` (and has no PEP 562 `__getattr__`), not `pkg.name`;
+        `from pkg import *` loads the submodules `pkg.__all__` names."""
         if not imp.names:
             return (imp.module,)
         src = self.by_module.get(imp.module)
+        names = imp.names
+        if "*" in names:
+            names = tuple(n for n in names if n != "*") + self._star_names(imp.module, src)
         if src is None or src.module_getattr or not src.defines:
-            return imp.candidates()
-        return (imp.module, *(f"{imp.module}.{n}" for n in imp.names if n not in src.defines))
+            return (imp.module, *(f"{imp.module}.{n}" for n in names))
+        return (imp.module, *(f"{imp.module}.{n}" for n in names if n not in src.defines))
+
+    def _star_names(self, module: str, src: SourceImports | None) -> tuple[str, ...]:
+        """The names `from module import *` may import as submodules: the literal
+        `__all__`, or every known submodule when part of `__all__` is computed (or the
+        package's source was not read)."""
+        if src is not None and not src.all_computed:
+            return src.all_names
+        return tuple(self.submodules().get(module, ()))
+
+    def submodules(self) -> dict[str, list[str]]:
+        """Package -> the last names of its submodules owned in the closure."""
+        if self._submodules is None:
+            out: dict[str, list[str]] = {}
+            for m in sorted(self.index.owners):
+                parent, dot, last = m.rpartition(".")
+                if dot:
+                    out.setdefault(parent, []).append(last)
+            self._submodules = out
+        return self._submodules
 
     def loaded_by(self, imports: Iterable[StaticImport]) -> set[str]:
         """Every module (and parent package) these imports may load."""
@@ -367,6 +464,36 @@ class ImportView:
         ]
 
     # -- loaders -----------------------------------------------------------------------
+    @property
+    def sites(self) -> list[LoaderSite]:
+        """The loader calls in code the program may run (see `runnable`). Those in the
+        sources of third-party packages (spokes that list their files) count as in any
+        other installed package's code: only under importtime-only traces, the loads that
+        importtime misses, in modules the traces show loaded."""
+        if self._sites is None:
+            run = self.runnable()
+            mm = self.ctx.options.module_map
+            third = {t for t in self.scans if is_third_party(self.g, t, mm)}
+            self._sites = [
+                x
+                for m, x in self._all_sites
+                if (run is None or m in run)
+                and (
+                    x.target not in third
+                    or (self.importtime_only and m in self.traced and importtime_blind(x.loader))
+                )
+            ]
+        return self._sites
+
+    def runnable(self) -> set[str] | None:
+        """The modules the program may run: the root's, the traced ones, and what their
+        imports (of any kind), loaders and strings naming modules can reach, to a fixed
+        point; None when that is everything (code that was not read, a loader that can
+        reach any module). A loader in code nothing reaches cannot run."""
+        if self._runnable is None:
+            self._runnable = _Reach(self).run()
+        return self._runnable if self._runnable is not _EVERYTHING else None
+
     def third_party_loaded(self) -> ThirdPartyScan:
         """Loader sites in the third-party code the traces show loaded (read once)."""
         if self._third_scan is None:
@@ -381,7 +508,10 @@ class ImportView:
             }
             loaded = set(self.traced) - startup(self.traced)
             self._third_scan = scan_loaded_third_party(
-                loaded, first_party, site_packages_dirs(self.ws, self._extra_site())
+                loaded,
+                first_party,
+                site_packages_dirs(self.ws, self._extra_site()),
+                unfound_ok=stdlib_only(self.traced),
             )
         return self._third_scan
 
@@ -389,9 +519,24 @@ class ImportView:
         return os.pathsep.join(str(p) for p in self.ctx.options.site_packages)
 
     def groups(self, t: int) -> frozenset[str] | None:
-        """Entry-point groups `t` declares (its dist-info); None when not known."""
+        """Entry-point groups `t` declares (its dist-info; an alias or wrapper: those of
+        what it stands for); None when not known."""
+        if t not in self._groups:
+            self._groups[t] = None  # a cycle knows nothing
+            self._groups[t] = self._read_groups(t)
+        return self._groups[t]
+
+    def _read_groups(self, t: int) -> frozenset[str] | None:
         o = self.owned.get(t)
-        info = o.basis.split("/", 1)[0] if o is not None else ""
+        if o is None:
+            return None
+        if not o.modules and not o.unknown and not o.sources:
+            forward = self._forwards(t, o)
+            found = [self.groups(d) for d in sorted(forward) if d in self.owned and d != t]
+            if not found or any(x is None for x in found):
+                return None
+            return frozenset().union(*(x for x in found if x is not None))
+        info = o.basis.split("/", 1)[0]
         if not info.endswith((".dist-info", ".egg-info")):
             return None
         from ._workspace import read_dist_text, site_packages_dirs
@@ -400,6 +545,70 @@ class ImportView:
             if (d / info).is_dir():
                 return entry_point_groups(read_dist_text(d / info, "entry_points.txt"))
         return None
+
+    def what_leaves(self, gone: set[int], gone_mods: set[str]) -> Leaving:
+        """What leaves with a cut, as the loaders judge it (see `Leaving`)."""
+        packages = frozenset(
+            s.module
+            for t in gone
+            if t in self.owned
+            for s in self.owned[t].sources
+            if s.is_package and s.module in gone_mods
+        )
+        renamed: frozenset[str] = frozenset()
+        if any(s.loader.kind == "path" for s in self.sites):
+            renamed = frozenset(self._renamed(gone, gone_mods))
+        groups = {t: self.groups(t) for t in gone}
+        return Leaving(gone, gone_mods, groups, packages, renamed)
+
+    def _renamed(self, gone: set[int], gone_mods: set[str]) -> Iterator[str]:
+        """Leaving modules that code staying in the build (or a trace) names by a proper
+        suffix of their name (`import migrate` for `scripts.migrate`)."""
+        importers = self.importers()
+        for m in sorted(gone_mods):
+            parts = m.split(".")
+            for k in range(1, len(parts)):
+                short_name = ".".join(parts[k:])
+                if short_name in self.traced or any(
+                    t not in gone for t, _, _ in importers.get(short_name, ())
+                ):
+                    yield m
+                    break
+
+    def named_sites(self, gone: set[int], gone_mods: set[str]) -> list[LoaderSite]:
+        """Strings in code that stays which name a leaving module (`'handlers.custom.X'`
+        for `handlers.custom`): loaders by name (logging configuration, plugin registries,
+        `mock.patch`) may import it."""
+        exact, prefixes = self._named_index()
+        out: list[LoaderSite] = []
+        for m in sorted(gone_mods):
+            for t, path, line, text in exact.get(m, ()):
+                if t not in gone:
+                    out.append(LoaderSite(t, path, Loader(line, "named", text, repr(text))))
+        for t, path, line, text in prefixes:
+            if t not in gone and any(named_reaches(text, m) for m in gone_mods):
+                out.append(LoaderSite(t, path, Loader(line, "named", text, repr(text))))
+        return sorted(set(out), key=lambda x: (x.path, x.loader.line, x.loader.prefix))
+
+    def _named_index(self) -> tuple[dict[str, list[_Named]], list[_Named]]:
+        """Module name (and each dotted prefix) -> the strings that name it; the strings
+        that end in a dot (`'plugins.'`), which name every module under them."""
+        if self._named is None:
+            exact: dict[str, list[_Named]] = {}
+            prefixes: list[_Named] = []
+            run = self.runnable()
+            for t in sorted(self.scans):
+                for s in self.scans[t]:
+                    if run is not None and s.module not in run:
+                        continue
+                    for line, text in s.named:
+                        if text.endswith("."):
+                            prefixes.append((t, s.path, line, text))
+                            continue
+                        for p in module_prefixes(text.split(":", 1)[0]):
+                            exact.setdefault(p, []).append((t, s.path, line, text))
+            self._named = (exact, prefixes)
+        return self._named
 
     # -- the closure -------------------------------------------------------------------
     def leaving(self, a: int, b: int) -> list[int]:
@@ -427,6 +636,88 @@ class ImportView:
                     leaving.add(c)
                     queue.append(c)
         return sorted(leaving)
+
+    def packages_importing(self, gone: set[int], gone_mods: set[str]) -> _PackageUse:
+        """Installed third-party packages that stay in the build and whose code imports a
+        third-party package that leaves (`pandas` naming `scipy` inside a function), as
+        (label, file, line, name); and those whose code could not be read (mapped by a
+        table, config or a guess: no files)."""
+        from ._package_imports import package_imports
+
+        mm = self.ctx.options.module_map
+        tops = {
+            m.split(".", 1)[0]
+            for t in gone
+            if t in self.owned and (self.owned[t].site or is_third_party(self.g, t, mm))
+            for m in self.owned[t].modules
+            if m in gone_mods
+        }
+        hits: list[tuple[str, str, int, str]] = []
+        unread: list[str] = []
+        if not tops:
+            return hits, unread
+        for c in sorted(self.imported_packages() - gone):
+            o = self.owned[c]
+            if not (o.site and o.files):
+                unread.append(self.g.labels[c])
+                continue
+            own = {m.split(".", 1)[0] for m in o.modules}
+            names = package_imports(o.site, o.files)
+            for top in sorted(tops - own):
+                if top in names:
+                    hits.append((self.g.labels[c], *names[top], top))
+        return hits, unread
+
+    def imported_packages(self) -> set[int]:
+        """Installed third-party packages whose code the program runs as far as sources
+        show: those owning a module the read code imports (any kind), and their
+        requirements (code deps) in turn."""
+        if self._packages is None:
+            mm = self.ctx.options.module_map
+            imported = self.importers()
+            todo = [
+                c
+                for c, o in self.owned.items()
+                if not o.sources
+                and o.modules
+                and (o.site or is_third_party(self.g, c, mm))
+                and any(m in imported for m in o.modules)
+            ]
+            seen: set[int] = set()
+            while todo:
+                c = todo.pop()
+                if c in seen:
+                    continue
+                seen.add(c)
+                for e in self.g.out_edges(c, CODE_KINDS):
+                    d = e.dep
+                    if d in self.owned and d in self.in_closure and not self.owned[d].sources:
+                        todo.extend(self.providers(d))
+            self._packages = {c for c in seen if self.owned[c].modules}
+        return self._packages
+
+    def modules_leaving(self, gone: set[int]) -> set[str]:
+        """The modules only the `gone` targets provide in the closure."""
+        return {
+            m
+            for t in gone
+            if t in self.owned
+            for m in self.owned[t].modules
+            if self.index.owners_of(m) <= gone
+        }
+
+    def shipped(self, targets: Iterable[int]) -> list[str]:
+        """Workspace files that leave with `targets` and are no module: the `data` and
+        non-Python `srcs` of first-party Python targets and filegroups (third-party
+        packages' files are read through their modules)."""
+        out: list[str] = []
+        for t in targets:
+            if t not in self.owned and self.g.kinds[t] != "filegroup":
+                continue
+            if is_third_party(self.g, t, self.ctx.options.module_map):
+                continue
+            out.extend(shipped_files(self.g, t))
+        return sorted(set(out))
 
     def parents_in_closure(self, b: int) -> set[int]:
         return {e.target for e in self.g.in_edges(b, BUILD_KINDS) if e.target in self.in_closure}

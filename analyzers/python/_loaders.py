@@ -9,6 +9,7 @@ code the trace shows loaded is scanned too: importtime does not record its impor
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -25,6 +26,16 @@ _BLIND_BYTES = re.compile(
     rb"import_module|find_spec|_from_file_location|FileLoader|run_path|run_module|"
     rb"load_source|entry_points|\bexec\("
 )
+#: Loader kinds whose loads `-X importtime` does not record (unpickling, discovery and
+#: the like import through `__import__`, which it does).
+_IMPORTTIME_BLIND = frozenset({"computed", "file", "entry-points"})
+
+
+def importtime_blind(ld: Loader) -> bool:
+    """Whether `-X importtime` misses what this loader loads (`__import__` it records)."""
+    return ld.kind in _IMPORTTIME_BLIND and not ld.text.startswith("__import__")
+
+
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__main__", "_frozen_importlib"}
 _FILE_CACHE: dict[str, tuple[Loader, ...]] = {}
 
@@ -43,11 +54,29 @@ class LoaderSite:
         what = {
             "computed": "imports a module by computed name"
             + (f" starting {ld.prefix!r}" if ld.prefix else ""),
-            "file": "loads code from a file",
+            "file": "runs code from a file or a string",
             "entry-points": "loads entry points"
             + (f" of group {ld.prefix!r}" if ld.prefix else " of any group"),
+            "by-data": "imports whatever modules its input names",
+            "discover": f"imports the test modules whose files match {ld.prefix!r}",
+            "path": "changes sys.path: an import may load a file by a shorter name",
+            "named": "names it as a string: code that loads by name may import it",
+            "spawn": "starts a Python process, whose imports no trace follows",
         }[ld.kind]
         return f"{ld.text}: {what}"
+
+
+@dataclass(frozen=True, slots=True)
+class Leaving:
+    """What leaves the build with a cut: targets, their modules (and which are packages),
+    each target's declared entry-point groups (None: not known, as for first-party code),
+    and the modules some import names by a shorter name (after a `sys.path` change)."""
+
+    targets: set[int]
+    modules: set[str]
+    groups: dict[int, frozenset[str] | None]
+    packages: frozenset[str] = frozenset()
+    renamed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,37 +88,49 @@ class Verdict:
     blocks: tuple[LoaderSite, ...]
 
 
-def judge(
-    sites: Sequence[LoaderSite],
-    leaving: set[int],
-    modules: set[str],
-    groups: dict[int, frozenset[str] | None],
-    sees_importlib: bool,
-) -> Verdict:
-    """The loaders that use or may reach the code that leaves with a cut.
+def _reaches(ld: Loader, gone: Leaving) -> bool:
+    """Whether a loader other than an entry-point read may load what leaves."""
+    if ld.kind == "computed":
+        return any(m.startswith(ld.prefix) for m in gone.modules)
+    if ld.kind == "discover":
+        return any(
+            m in gone.packages or fnmatch.fnmatchcase(m.rpartition(".")[2] + ".py", ld.prefix)
+            for m in gone.modules
+        )
+    if ld.kind == "path":
+        return bool(gone.renamed)
+    if ld.kind == "named":
+        return any(named_reaches(ld.prefix, m) for m in gone.modules)
+    return True  # file, by-data, spawn: anything
 
-    `leaving`: the targets that leave the build; `modules`: the modules that go with them;
-    `groups`: each leaving target's declared entry-point groups (None: not known, as for
-    first-party code). Loaders in leaving code go with it and are ignored."""
+
+def named_reaches(text: str, module: str) -> bool:
+    """Whether the string `text` names `module` (`a.b`, `a.b.C`, `a.b:f`, `a.`)."""
+    if text.endswith("."):
+        return module.startswith(text) or text == module + "."
+    return text == module or text.startswith((module + ".", module + ":"))
+
+
+def judge(sites: Sequence[LoaderSite], gone: Leaving, sees_importlib: bool) -> Verdict:
+    """The loaders that use or may reach the code that leaves with a cut. Loaders in
+    leaving code go with it and are ignored."""
     uses: list[LoaderSite] = []
     blocks: list[LoaderSite] = []
     for s in sites:
-        if s.target in leaving:
+        if s.target in gone.targets:
             continue
         ld = s.loader
-        if ld.kind == "computed":
-            if any(m.startswith(ld.prefix) for m in modules):
+        if ld.kind != "entry-points":
+            if _reaches(ld, gone):
                 blocks.append(s)
-        elif ld.kind == "file":
+            continue
+        declared = [gone.groups.get(t) for t in gone.targets]
+        if ld.prefix and any(g is not None and ld.prefix in g for g in declared):
+            uses.append(s)
+        elif any(g is None for g in declared) and not sees_importlib:
+            blocks.append(s)  # first-party declarations unknown, loads not traced
+        elif not ld.prefix and any(g for g in declared):
             blocks.append(s)
-        else:
-            declared = [groups.get(t) for t in leaving]
-            if ld.prefix and any(g is not None and ld.prefix in g for g in declared):
-                uses.append(s)
-            elif any(g is None for g in declared) and not sees_importlib:
-                blocks.append(s)  # first-party declarations unknown, loads not traced
-            elif not ld.prefix and any(g for g in declared):
-                blocks.append(s)
     return Verdict(tuple(uses), tuple(blocks))
 
 
@@ -116,11 +157,15 @@ class ThirdPartyScan:
 
 
 def scan_loaded_third_party(
-    loaded: Iterable[str], first_party: set[str], site_dirs: Sequence[Path]
+    loaded: Iterable[str],
+    first_party: set[str],
+    site_dirs: Sequence[Path],
+    unfound_ok: set[str] | frozenset[str] = frozenset(),
 ) -> ThirdPartyScan:
     """Scan the loaded modules that are neither first-party nor standard library for loads
     `-X importtime` cannot see. Extension modules are not scanned (their imports go through
-    the C import, which importtime records)."""
+    the C import, which importtime records). A module of `unfound_ok` that is found
+    nowhere is a failed optional import, not code that could not be read."""
     sites: list[LoaderSite] = []
     missing: list[str] = []
     scanned = 0
@@ -129,15 +174,15 @@ def scan_loaded_third_party(
             continue
         found = _locate(name, site_dirs)
         if found is None:
-            missing.append(name)
+            if name not in unfound_ok:
+                missing.append(name)
             continue
         if not found:
             continue  # an extension module
         scanned += 1
         for ld in _blind_loaders(found, name):
-            if ld.text.startswith("__import__"):
-                continue
-            sites.append(LoaderSite(-1, found, ld))
+            if importtime_blind(ld):
+                sites.append(LoaderSite(-1, found, ld))
     return ThirdPartyScan(tuple(sites), scanned, tuple(missing))
 
 

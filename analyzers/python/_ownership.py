@@ -49,6 +49,8 @@ class Owned:
     basis: str = ""
     unknown: str = ""
     guessed: bool = False
+    #: An installed package's site-packages dir (its `files` are relative to it).
+    site: str = ""
 
 
 class OwnershipReader:
@@ -114,6 +116,7 @@ class OwnershipReader:
         o.basis = m.basis
         o.unknown = m.unknown
         o.guessed = m.guessed
+        o.site = m.site
         return o
 
     def sizes(self, paths: list[str]) -> dict[str, int]:

@@ -286,6 +286,7 @@ class Mapping3P:
     basis: str
     guessed: bool = False
     unknown: str = ""
+    site: str = ""  # the site-packages dir the RECORD's paths are relative to
 
 
 def is_third_party(graph: BuildGraph, i: int, module_map: Mapping[str, object]) -> bool:
@@ -319,7 +320,7 @@ def resolve(
         for n in dist_names:
             d = site.read(n)
             if d is not None and d.modules:
-                return Mapping3P(dict(d.modules), dict(d.sizes), d.source)
+                return Mapping3P(dict(d.modules), dict(d.sizes), d.source, site=str(d.info.parent))
         if not tag:
             for n in names:
                 owners = site.by_import_name(n)
@@ -327,7 +328,9 @@ def resolve(
                     d = site.read(owners[0])
                     if d is not None and d.modules:
                         basis = f"{d.source} (installs the module `{n}` the label names)"
-                        return Mapping3P(dict(d.modules), dict(d.sizes), basis)
+                        return Mapping3P(
+                            dict(d.modules), dict(d.sizes), basis, site=str(d.info.parent)
+                        )
     configured = module_map.get(label)
     if configured:
         return Mapping3P(dict.fromkeys(configured, ""), {}, f"[modules] in the config: {label}")
@@ -366,13 +369,33 @@ def resolve_target(
     module_map: Mapping[str, tuple[str, ...]],
     site: Installed | None,
 ) -> Mapping3P:
-    """`resolve` for target `i`: a target that forwards to other targets (a
-    `//third_party/py/numpy` wrapper around `@pip//numpy`) is not guessed."""
+    """`resolve` for target `i`: a wrapper that forwards to the target of the same
+    package (`//third_party/py/numpy` around `@pip//numpy:pkg`) is not guessed; a package
+    target whose deps are other packages (its requirements) is."""
     label = graph.labels[i]
     repo = split_label(label)[0]
-    forwards = any(True for _ in graph.out_edges(i, CODE_KINDS))
-    guess = not forwards or is_pip_repo(repo)
+    guess = is_pip_repo(repo) or not _wraps_same_package(graph, i)
     return resolve(label, graph.tags.get(i, ()), module_map, site, guess=guess)
+
+
+def _wraps_same_package(graph: BuildGraph, i: int) -> bool:
+    """Whether `i` wraps another target of its package: a dep names the same package
+    (`//third_party/py/requests` -> `@pip//requests:pkg`), a dep is a pip repository's
+    target (`//third_party/py/toolz_wrapper` -> `@pip//toolz:pkg`), or `i` has deps but
+    no name. Deps that are other packages' targets in the same tree are requirements."""
+    deps = {e.dep for e in graph.out_edges(i, CODE_KINDS)} - {i}
+    if not deps:
+        return False
+    own = {normalize_dist(n) for n in label_names(graph.labels[i])}
+    if not own:
+        return True
+    for d in deps:
+        label = graph.labels[d]
+        if is_pip_repo(split_label(label)[0]) or graph.kinds[d] in _PREBUILT_KINDS:
+            return True
+        if own & {normalize_dist(n) for n in label_names(label)}:
+            return True
+    return False
 
 
 def alias_targets(graph: BuildGraph, i: int) -> list[int]:

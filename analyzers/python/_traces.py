@@ -99,3 +99,22 @@ def startup(traced: dict[str, TracedModule]) -> set[str]:
                 out.add(tm.name)
                 changed = True
     return out
+
+
+def stdlib_only(traced: dict[str, TracedModule]) -> set[str]:
+    """Non-standard modules that only the standard library imported, each top-level group
+    as a whole (`copy` importing `org.python.core` under `except ImportError`, with
+    `org` and `org.python` nested in it): `-X importtime` prints rows for failed imports
+    too, and the standard library imports no third-party code at import time."""
+    groups: dict[str, list[TracedModule]] = {}
+    for tm in traced.values():
+        top = tm.name.split(".", 1)[0]
+        if top not in STDLIB:
+            groups.setdefault(top, []).append(tm)
+    out: set[str] = set()
+    for members in groups.values():
+        names = {tm.name for tm in members}
+        importers = {i for tm in members for i in tm.importers} - names
+        if importers and all(i.split(".", 1)[0] in STDLIB and i != "__main__" for i in importers):
+            out |= names
+    return out

@@ -92,12 +92,30 @@ def site_packages_dirs(workspace: Path | None, extra: str = "") -> list[Path]:
     return out
 
 
+#: Where Bazel puts generated files (a genrule's `*_pb2.py`): `bazel-bin/<package>/<name>`.
+GENERATED_DIRS = ("bazel-bin",)
+
+
+def workspace_file(root: Path, rel: str) -> Path:
+    """The file a workspace-relative source path names: in the source tree, else the
+    generated file of that path in `bazel-bin` (else the source-tree path, missing)."""
+    p = root / rel
+    if p.exists():
+        return p
+    for d in GENERATED_DIRS:
+        gen = root / d / rel
+        if gen.is_file():
+            return gen
+    return p
+
+
 def file_sizes(root: Path, paths: Iterable[str]) -> dict[str, int]:
-    """Sizes of workspace-relative files that exist (missing ones are left out)."""
+    """Sizes of workspace-relative files that exist, generated ones in `bazel-bin`
+    included (missing ones are left out)."""
     out: dict[str, int] = {}
     for p in paths:
         try:
-            out[p] = (root / p).stat().st_size
+            out[p] = workspace_file(root, p).stat().st_size
         except OSError:
             continue
     return out

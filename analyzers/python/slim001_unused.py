@@ -19,6 +19,7 @@ from slim.model.pytrace import StaticImport, TracedModule
 
 from .._findings import on_edge
 from ._import_view import NAME, ImportView
+from ._loaders import LoaderSite
 from ._loaders import judge as judge_loaders
 from ._ownership import MAX_LISTED, short
 from .slim901_ownership import Unjudged
@@ -228,21 +229,15 @@ def _not_imported(view: ImportView, edge: _Edge, hits: list[TracedModule]) -> Fi
         analyzer=NAME,
     )
     leaving = view.leaving(a, b)
-    if not leaving and hits:
-        return _redundant(view, edge, hits, src_ev)
     gone = set(leaving)
-    gone_mods = {
-        m
-        for t in leaving
-        if t in view.owned
-        for m in view.owned[t].modules
-        if view.index.owners_of(m) <= gone
-    }
+    gone_mods = view.modules_leaving(gone)
+    if not gone_mods and not view.shipped(leaving) and (hits or _imported_elsewhere(view, edge)):
+        return _redundant(view, edge, hits, src_ev)
     users = [
         (t, p, imp)
         for m in sorted(gone_mods)
         for t, p, imp in view.importers().get(m, ())
-        if t not in leaving and t != a
+        if t not in gone and t != a
     ]
     if _entry_point_use(view, gone):
         return None  # the program reads an entry-point group the dep declares
@@ -254,7 +249,83 @@ def _not_imported(view: ImportView, edge: _Edge, hits: list[TracedModule]) -> Fi
     blind = _blind_spot(view, edge, gone, gone_mods)
     if blind is not None:
         return None if blind.used else _possibly_dead(view, edge, blind, src_ev)
-    return _dead(view, edge, leaving, src_ev)
+    files = view.shipped(leaving)
+    if files:
+        return _possibly_dead(view, edge, _ships_files(view, edge, files), src_ev)
+    if view.trace is None:
+        unseen = _library_code(view, edge, gone, gone_mods)
+        if unseen is not None:
+            return _possibly_dead(view, edge, unseen, src_ev)
+    return _dead(view, edge, leaving, gone_mods, src_ev)
+
+
+def _library_code(
+    view: ImportView, edge: _Edge, gone: set[int], gone_mods: set[str]
+) -> _Blind | None:
+    """Sources only: third-party code that stays in the build may import a third-party
+    package that leaves (its code names it, or it could not be read); without a trace
+    nothing shows which of its code runs."""
+    hits, unread = view.packages_importing(gone, gone_mods)
+    la, lb = view.g.labels[edge.a], view.g.labels[edge.b]
+    if hits:
+        who, path, line, name = hits[0]
+        more = f", and {len(hits) - 1} more" if len(hits) > 1 else ""
+        return _Blind(
+            verdict="possibly-dead",
+            message=(
+                f"{la} never imports {lb}, but third-party code in the binary does: "
+                f"{who} imports `{name}` ({path}:{line}{more}), and without a trace "
+                "nothing shows whether the program runs that code: record one "
+                "(`slim trace -o t.jsonl -- python -m ...`) to judge the edge"
+            ),
+            evidence=tuple(
+                Evidence(p, f"{w}: imports `{n}`", line=ln, analyzer=NAME)
+                for w, p, ln, n in hits[:MAX_LISTED]
+            ),
+        )
+    if unread:
+        return _Blind(
+            verdict="possibly-dead",
+            message=(
+                f"{la} never imports {lb}, but the code of the third-party packages "
+                f"{short(unread, 3)} was not read (no installed files: pass --site-packages) "
+                "and may import it; without a trace nothing shows it unused: record one "
+                "(`slim trace -o t.jsonl -- python -m ...`) or pass --site-packages"
+            ),
+            evidence=(
+                Evidence("site-packages", f"no files read for {short(unread)}", analyzer=NAME),
+            ),
+        )
+    return None
+
+
+def _ships_files(view: ImportView, edge: _Edge, files: list[str]) -> _Blind:
+    """What leaves ships files a program may open by path: no evidence kind records file
+    reads, so the modules alone cannot show the cut safe."""
+    la, lb = view.g.labels[edge.a], view.g.labels[edge.b]
+    return _Blind(
+        verdict="possibly-dead",
+        message=(
+            f"{la} never imports {lb}, but the cut also removes {len(files)} "
+            f"{'file that is' if len(files) == 1 else 'files that are'} no module "
+            f"({short(files, 3)}): a program may open {'it' if len(files) == 1 else 'them'} "
+            "by path, and no "
+            "trace records file reads, so the edge is not proposed for removal; check that "
+            f"nothing reads {'it' if len(files) == 1 else 'them'}"
+        ),
+        evidence=tuple(
+            Evidence(f, "leaves with the cut", analyzer=NAME) for f in files[:MAX_LISTED]
+        ),
+    )
+
+
+def _imported_elsewhere(view: ImportView, edge: _Edge) -> bool:
+    """Whether code other than A's imports one of B's modules (B stays for it), or B
+    stands for an installed package that an imported package requires."""
+    importers = view.importers()
+    if any(t != edge.a for m in edge.mods for t, _, _ in importers.get(m, ())):
+        return True
+    return bool(view.providers(edge.b) & view.imported_packages())
 
 
 def _sources_not_read(view: ImportView, edge: _Edge) -> Finding:
@@ -284,6 +355,15 @@ def _redundant(
     g = view.g
     la, lb = g.labels[edge.a], g.labels[edge.b]
     via = sorted({g.labels[t] for t in view.parents_in_closure(edge.b)} - {la})
+    importers = view.importers()
+    users = sorted(
+        {
+            (p, imp.line, f"{g.labels[t]}: {imp.describe()}")
+            for m in edge.mods
+            for t, p, imp in importers.get(m, ())
+            if t != edge.a
+        }
+    )
     return _finding(
         view,
         edge,
@@ -292,7 +372,12 @@ def _redundant(
         f"{short(via)}, so cutting this edge saves nothing"
         + (f" ({len(hits)} of its modules are loaded through them)" if hits else ""),
         Confidence.MEDIUM if view.trace is not None else Confidence.LOW,
-        (src_ev, *view.loaded_evidence(hits), edge.looked),
+        (
+            src_ev,
+            *(Evidence(p, d, line=ln, analyzer=NAME) for p, ln, d in users[:MAX_LISTED]),
+            *view.loaded_evidence(hits),
+            edge.looked,
+        ),
     )
 
 
@@ -310,7 +395,10 @@ def _used_transitively(
         Evidence(p, f"{g.labels[t]}: {imp.describe()}", line=imp.line, analyzer=NAME)
         for t, p, imp in users[:MAX_LISTED]
     ]
-    who = short(g.labels[t] for t, _, _ in users) or "code seen in the traces"
+    loaders = sorted({i for tm in traced for i in tm.importers if i} - set(edge.mods))
+    who = short(g.labels[t] for t, _, _ in users) or (
+        f"{short(loaders, 3)} (in the traces)" if loaders else "code seen in the traces"
+    )
     return _finding(
         view,
         edge,
@@ -333,7 +421,9 @@ def _possibly_dead(view: ImportView, edge: _Edge, blind: _Blind, src_ev: Evidenc
     )
 
 
-def _dead(view: ImportView, edge: _Edge, leaving: list[int], src_ev: Evidence) -> Finding:
+def _dead(
+    view: ImportView, edge: _Edge, leaving: list[int], gone_mods: set[str], src_ev: Evidence
+) -> Finding:
     """Nothing imports B or what leaves with it: removable, with the footprint it takes."""
     g = view.g
     la, lb = g.labels[edge.a], g.labels[edge.b]
@@ -348,9 +438,7 @@ def _dead(view: ImportView, edge: _Edge, leaving: list[int], src_ev: Evidence) -
         view,
         edge,
         "dead",
-        f"{la} never imports {lb}: none of its modules appears in "
-        f"{len(view.scans.get(edge.a, ()))} source files or in {len(view.trace_files)} "
-        f"traces{caveat}",
+        f"{la} never imports {lb}: {_absent(view, edge, gone_mods)}{caveat}",
         conf,
         (src_ev, *view.trace_evidence(edge.b), edge.looked),
         removable=True,
@@ -364,6 +452,19 @@ def _dead(view: ImportView, edge: _Edge, leaving: list[int], src_ev: Evidence) -
     )
 
 
+def _absent(view: ImportView, edge: _Edge, gone_mods: set[str]) -> str:
+    """Where B's modules were looked for; when some are loaded but stay in the build (a
+    shared `__init__.py` another target provides), which ones leave and which stay."""
+    n, m = len(view.scans.get(edge.a, ())), len(view.trace_files)
+    staying = [tm.name for tm in view.trace_hits(edge.mods) if tm.name not in gone_mods]
+    if not staying:
+        return f"none of its modules appears in {n} source files or in {m} traces"
+    return (
+        f"what leaves with it ({short(gone_mods, 3)}) appears in none of {n} source files "
+        f"and {m} traces; {short(staying, 3)} is loaded but stays, provided by another target"
+    )
+
+
 def _entry_point_use(view: ImportView, gone: set[int]) -> bool:
     """Whether loaded code reads an entry-point group a target that leaves declares."""
     sites = [s for s in view.sites if s.loader.kind == "entry-points"]
@@ -371,41 +472,27 @@ def _entry_point_use(view: ImportView, gone: set[int]) -> bool:
         sites.extend(s for s in view.third_party_loaded().sites if s.loader.kind == "entry-points")
     if not sites:
         return False
-    groups = {t: view.groups(t) for t in gone}
-    return bool(judge_loaders(sites, gone, set(), groups, sees_importlib=True).uses)
+    return bool(judge_loaders(sites, view.what_leaves(gone, set()), sees_importlib=True).uses)
 
 
 def _blind_spot(
     view: ImportView, edge: _Edge, gone: set[int], gone_mods: set[str]
 ) -> _Blind | None:
-    """Loaded code that could load what leaves with the cut although nothing names it
-    (a computed import, a file loader, an entry-point read), or, under importtime-only
-    traces, loaded third-party code that could not be read to rule that out."""
-    la, lb = view.g.labels[edge.a], view.g.labels[edge.b]
+    """Loaded code that could load what leaves with the cut although nothing imports it
+    (a computed import, a file loader, an entry-point read, unpickling, discovery), or,
+    under importtime-only traces, loaded third-party code that could not be read to rule
+    that out, or a string that names what leaves (loaders by name may be given it)."""
+    lb = view.g.labels[edge.b]
     sites = list(view.sites)
     third = view.third_party_loaded() if view.importtime_only else None
     if third is not None:
         sites.extend(third.sites)
-    groups = {t: view.groups(t) for t in gone}
-    v = judge_loaders(sites, gone, gone_mods, groups, view.sees_importlib)
+    leaving = view.what_leaves(gone, gone_mods)
+    v = judge_loaders(sites, leaving, view.sees_importlib)
     if v.uses:
         return _Blind(used=True)
     if v.blocks:
-        first = v.blocks[0]
-        more = f", and {len(v.blocks) - 1} more" if len(v.blocks) > 1 else ""
-        where = f"{first.path}:{first.loader.line}"
-        return _Blind(
-            verdict="possibly-dead",
-            message=(
-                f"{la} never imports {lb} by name, but code the binary loads can load "
-                f"modules no import names ({first.describe()} at {where}{more}): "
-                "not proposed for removal"
-            ),
-            evidence=tuple(
-                Evidence(x.path, x.describe(), line=x.loader.line, analyzer=NAME)
-                for x in v.blocks[:MAX_LISTED]
-            ),
-        )
+        return _blocked(view, edge, v.blocks)
     if third is not None and third.missing:
         return _Blind(
             verdict="unused-in-traces",
@@ -424,4 +511,24 @@ def _blind_spot(
                 ),
             ),
         )
-    return None
+    named = judge_loaders(view.named_sites(gone, gone_mods), leaving, view.sees_importlib)
+    return _blocked(view, edge, named.blocks) if named.blocks else None
+
+
+def _blocked(view: ImportView, edge: _Edge, blocks: tuple[LoaderSite, ...]) -> _Blind:
+    la, lb = view.g.labels[edge.a], view.g.labels[edge.b]
+    first = blocks[0]
+    more = f", and {len(blocks) - 1} more" if len(blocks) > 1 else ""
+    where = f"{first.path}:{first.loader.line}"
+    return _Blind(
+        verdict="possibly-dead",
+        message=(
+            f"{la} never imports {lb} by name, but code the binary loads can load "
+            f"modules no import names ({first.describe()} at {where}{more}): "
+            "not proposed for removal"
+        ),
+        evidence=tuple(
+            Evidence(x.path, x.describe(), line=x.loader.line, analyzer=NAME)
+            for x in blocks[:MAX_LISTED]
+        ),
+    )

@@ -63,6 +63,7 @@ def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
         "artifacts": graph.artifacts,
         "formats": list(graph.formats),
         "notes": list(graph.notes),
+        "data_files": {str(k): list(v) for k, v in graph.data_files.items()},
     }
     return arrays, msgspec.msgpack.encode(meta)
 
@@ -129,6 +130,7 @@ def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGrap
         formats=tuple(meta["formats"]),
         notes=tuple(meta["notes"]),
         indptr=a["indptr"],
+        data_files={int(k): tuple(v) for k, v in meta.get("data_files", {}).items()},
     )
     g.set_reverse(a["rorder"], a["rptr"])
     return g

@@ -480,6 +480,7 @@ class GraphBuilder:
         e_src = (keys >> 36).astype(np.int32)
         e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
         e_kind = (keys & 0xF).astype(np.int8)
+        data_files = self._data_files(src, dst, ek, is_file, final)
         kept = np.flatnonzero(node_keep)
         labels = [self._labels[i] for i in kept.tolist()]
         kinds = [self._kinds[i] for i in kept.tolist()]
@@ -508,7 +509,27 @@ class GraphBuilder:
             artifacts={p: t for p, t in artifacts.items() if t >= 0},
             formats=tuple(dict.fromkeys(self.formats)),
             notes=tuple(dict.fromkeys(self.notes)),
+            data_files=data_files,
         )
+
+    def _data_files(
+        self,
+        src: NDArray[np.int32],
+        dst: NDArray[np.int32],
+        ek: NDArray[np.int8],
+        is_file: NDArray[np.bool_],
+        final: NDArray[np.int64],
+    ) -> dict[int, tuple[str, ...]]:
+        """Target -> the plain files its `data` names (folded away with the file nodes,
+        but what a target ships: a program may open them by path)."""
+        if not len(dst):
+            return {}
+        sel = (ek == int(EdgeKind.DATA)) & is_file[dst]
+        out: dict[int, set[str]] = {}
+        for owner, f in zip(final[src[sel]].tolist(), dst[sel].tolist(), strict=True):
+            if owner >= 0:
+                out.setdefault(owner, set()).add(self._labels[f])
+        return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 class PartialGraphError(RuntimeError):
@@ -542,6 +563,7 @@ class BuildGraph:
         formats: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
         indptr: NDArray[np.int64] | None = None,
+        data_files: Mapping[int, tuple[str, ...]] | None = None,
     ) -> None:
         self.labels = labels
         self.kinds = kinds
@@ -557,6 +579,8 @@ class BuildGraph:
         self.artifacts = artifacts
         self.formats = formats
         self.notes = notes
+        #: Target -> the plain files its `data` attribute names (not nodes of the graph).
+        self.data_files: Mapping[int, tuple[str, ...]] = data_files or {}
         n = len(labels)
         if indptr is not None and len(indptr) == n + 1:
             self.indptr = indptr

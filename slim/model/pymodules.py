@@ -167,9 +167,31 @@ def _module_names(paths: Iterable[str]) -> tuple[list[str], bool]:
 
 
 def graph_sources(graph: BuildGraph, target: int) -> tuple[PySource, ...]:
-    return target_sources(
-        graph.labels[target], graph.srcs.get(target, ()), graph.attrs.get(target, {})
-    )
+    """The importable files of a target: its `srcs`, and the extension modules (`.so`,
+    `.pyd`) its `data` ships (a pybind11 or Cython module built elsewhere)."""
+    srcs = graph.srcs.get(target, ())
+    data = graph.data_files.get(target, ())
+    if data:
+        srcs = (*srcs, *(d for d in data if d.endswith((".so", ".pyd"))))
+    return target_sources(graph.labels[target], srcs, graph.attrs.get(target, {}))
+
+
+def shipped_files(graph: BuildGraph, target: int) -> list[str]:
+    """Files a target ships that a program may open by path, as workspace paths: its
+    `data` (a `.so` there too: an extension module, or a library `ctypes` loads) and its
+    `srcs` that are no importable module."""
+    srcs = [s for s in graph.srcs.get(target, ()) if not s.endswith((".so", ".pyd"))]
+    out = []
+    for label in srcs:
+        repo, pkg, name = split_label(label)
+        rel = f"{pkg}/{name}" if pkg else name
+        if module_from_path(rel) is None:
+            out.append(f"external/{repo.strip('@')}/{rel}" if repo.strip("@") else rel)
+    for label in graph.data_files.get(target, ()):
+        repo, pkg, name = split_label(label)
+        rel = f"{pkg}/{name}" if pkg else name
+        out.append(f"external/{repo.strip('@')}/{rel}" if repo.strip("@") else rel)
+    return out
 
 
 def parse_record(text: str) -> list[tuple[str, int | None]]:

@@ -291,8 +291,9 @@ class StaticImport(NamedTuple):
         return not (self.lazy or self.optional or self.typing)
 
     def candidates(self) -> tuple[str, ...]:
-        """Module names this statement may load: `m`, and `m.a` for `from m import a`."""
-        return (self.module, *(f"{self.module}.{n}" for n in self.names))
+        """Module names this statement may load: `m`, and `m.a` for `from m import a`
+        (`from m import *` loads what `m.__all__` names: see the import view)."""
+        return (self.module, *(f"{self.module}.{n}" for n in self.names if n != "*"))
 
     def describe(self) -> str:
         text = f"from {self.module} import {', '.join(self.names)}" if self.names else self.module
@@ -320,8 +321,13 @@ class Loader(NamedTuple):
 
     `kind`: `computed` (`import_module(f"plugins.{x}")`: `prefix` is the literal head of
     the name, "" when nothing is literal), `file` (`spec_from_file_location`, `runpy.
-    run_path`, `SourceFileLoader`: any file), `entry-points` (`entry_points(group=...)`:
-    `prefix` is the group, "" when computed). `text` quotes the call for evidence.
+    run_path`, `SourceFileLoader`, `exec` of a computed string: any file), `entry-points`
+    (`entry_points(group=...)`: `prefix` is the group, "" when computed), `by-data`
+    (`pickle.load`, `logging.config.fileConfig`: imports whatever its input names),
+    `discover` (unittest discovery: `prefix` is the file pattern, `*` when computed),
+    `path` (a `sys.path` change: an import may then load a file by a shorter name),
+    `spawn` (a process running the interpreter: its imports are in no trace).
+    `text` quotes the call for evidence.
     """
 
     line: int
@@ -359,6 +365,9 @@ class SourceImports:
     loaders: tuple[Loader, ...] = ()
     defines: frozenset[str] = frozenset()
     module_getattr: bool = False
+    all_names: tuple[str, ...] = ()
+    all_computed: bool = False
+    named: tuple[tuple[int, str], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -371,4 +380,7 @@ class SourceImports:
             "loaders": [ld.as_dict() for ld in self.loaders],
             "defines": sorted(self.defines),
             "module_getattr": self.module_getattr,
+            "all_names": list(self.all_names),
+            "all_computed": self.all_computed,
+            "named": [list(x) for x in self.named],
         }

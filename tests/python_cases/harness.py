@@ -37,6 +37,9 @@ class Dist:
     name: str
     files: dict[str, str]
     entry_points: str = ""
+    #: its target lists the files as srcs (`@pypi//name:site-packages/...`), as
+    #: rules_python spokes do, the files also under `external/pypi/name/site-packages/`
+    listed: bool = False
 
 
 @dataclass
@@ -48,14 +51,30 @@ class Program:
     roots: dict[str, str]  # root label -> the module `python -m` runs
     dists: list[Dist] = field(default_factory=list)
     testonly: frozenset[str] = frozenset()
+    #: label -> files (relative to the package) its `data` ships in the runfiles
+    data: dict[str, list[str]] = field(default_factory=dict)
+    #: labels that are `alias` rules (their one dep is the `actual`)
+    aliases: frozenset[str] = frozenset()
+    #: workspace files a genrule makes: written under bazel-bin/, not in the source tree
+    generated: frozenset[str] = frozenset()
+    #: root label -> command-line arguments of the run
+    args: dict[str, list[str]] = field(default_factory=dict)
 
     # -- the build --------------------------------------------------------------------------
     def graph(self, cut: tuple[str, str] | None = None) -> BuildGraph:
         b = GraphBuilder()
         ids: dict[str, int] = {}
         for label, (srcs, _) in self.targets.items():
+            if label in self.aliases:
+                ids[label] = b.add_target(label, "alias")
+                continue
             if label.startswith("@"):
-                ids[label] = b.intern(label)
+                dist = self.dist_of(label)
+                if dist is not None and dist.listed:
+                    files = [f"{label.split(':')[0]}:site-packages/{f}" for f in dist.files]
+                    ids[label] = b.add_target(label, "py_library", srcs=files)
+                else:
+                    ids[label] = b.intern(label)
                 continue
             pkg = label.split(":")[0]
             files = [f"{pkg}:{s}" for s in srcs]
@@ -76,6 +95,10 @@ class Program:
             for d in deps:
                 if (label, d) != cut:
                     b.add_edge(ids[label], ids[d], EdgeKind.DEPS, Location(f"{label}/BUILD", 2))
+        for label, files in self.data.items():
+            pkg = label.split(":")[0]
+            for f in files:
+                b.add_edge(ids[label], b.add_file(f"{pkg}:{f}"), EdgeKind.DATA)
         return b.build()
 
     def closure(self, root: str, cut: tuple[str, str] | None = None) -> list[str]:
@@ -89,9 +112,13 @@ class Program:
                     todo.append(d)
         return seen
 
+    def source(self, ws: Path, rel: str) -> Path:
+        """Where a workspace file is: bazel-bin/ for a generated one."""
+        return ws / "bazel-bin" / rel if rel in self.generated else ws / rel
+
     def write(self, ws: Path) -> None:
         for rel, text in self.files.items():
-            p = ws / rel
+            p = self.source(ws, rel)
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text)
         for d in self.dists:
@@ -107,6 +134,16 @@ class Program:
             (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {d.name}\nVersion: 1.0\n")
             if d.entry_points:
                 (info / "entry_points.txt").write_text(d.entry_points)
+            if d.listed:
+                for rel, text in d.files.items():
+                    p = ws / "external" / "pypi" / d.name / "site-packages" / rel
+                    p.parent.mkdir(parents=True, exist_ok=True)
+                    p.write_text(text)
+
+    def dist_of(self, label: str) -> Dist | None:
+        """The dist an `@pypi//name:pkg` label stands for."""
+        name = label.split("//", 1)[1].split(":", 1)[0]
+        return next((d for d in self.dists if d.name == name), None)
 
     @staticmethod
     def site(ws: Path, dist: str) -> Path:
@@ -123,15 +160,17 @@ class Program:
         out.mkdir(parents=True)
         path = [str(out)]
         for t in self.closure(root, cut):
+            if t in self.aliases:
+                continue
             if t.startswith("@"):
                 name = t.split("//", 1)[1].split(":", 1)[0]
                 path.append(str(self.site(ws, name)))
                 continue
             pkg = t.split(":")[0][2:]
-            for s in self.targets[t][0]:
+            for s in [*self.targets[t][0], *self.data.get(t, ())]:
                 dst = out / pkg / s
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(ws / pkg / s, dst)
+                shutil.copy(self.source(ws, f"{pkg}/{s}"), dst)
         return path
 
     def run(
@@ -142,7 +181,7 @@ class Program:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env["PYTHONPATH"] = os.pathsep.join(path)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        py = [sys.executable, "-S", "-m", self.roots[root]]
+        py = [sys.executable, "-S", "-m", self.roots[root], *self.args.get(root, ())]
         trace: Path | None = None
         if how == "importtime":
             py.insert(2, "-Ximporttime")

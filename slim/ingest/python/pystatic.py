@@ -1,11 +1,15 @@
 """Static imports of Python source bytes (with `ast`: the code is never imported or run).
 
 Each import gets its line and its context: top level, inside a function (lazy), under
-`try/except ImportError` (optional), under `if TYPE_CHECKING` (typing only), or an
-`importlib.import_module("literal")` / `__import__("literal")` call. Bytes that cannot
-be decoded or parsed give a `SourceImports` with `error` set, never an exception, so one
-bad file makes its target's evidence incomplete instead of failing the run. Pure: the
-file reading (and the process pool) is in `analyzers/python/_workspace.py`.
+`try/except ImportError` (optional), under `if TYPE_CHECKING` (typing only), or a loading
+call with a literal name (`importlib.import_module("a.b")`, `__import__`, `find_spec`,
+`importlib.resources.files("pkg")`, ... recognised by what the call's name is bound to, so
+`import importlib as il; il.import_module(...)` counts). Calls that load by a name the scan
+cannot read become `Loader`s; strings that spell a dotted name are kept (`named`): code
+that loads by name (logging configuration, plugin registries) may import them. Bytes that
+cannot be decoded or parsed give a `SourceImports` with `error` set, never an exception,
+so one bad file makes its target's evidence incomplete instead of failing the run. Pure:
+the file reading (and the process pool) is in `analyzers/python/_workspace.py`.
 """
 
 from __future__ import annotations
@@ -14,24 +18,37 @@ import ast
 import io
 import re
 import tokenize
-from bisect import bisect_left
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
 from slim.model.pytrace import Loader, SourceImports, StaticImport
+
+from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
+from ._loader_calls import BUILTINS, Call, classify, may_load, runs_python, writes_sys_path
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 # ast.TryStar (3.11+) has the fields of ast.Try
 _TRY = cast("tuple[type[ast.Try], ...]", (ast.Try, getattr(ast, "TryStar", ast.Try)))
 _DYNAMIC = re.compile(
-    r"import_module|__import__|find_spec|run_module|lazy_|import_optional|import_string|"
-    r"resources|files|get_data|resource_|_from_file_location|FileLoader|run_path|load_|"
-    r"exec|entry_points|select"
+    r"import_module|__import__|find_spec|find_loader|run_module|lazy_|import_optional|"
+    r"import_string|resources|files|get_data|resource_|_from_file_location|FileLoader|"
+    r"run_path|load_|exec|(?<![.\w])(?:eval|compile)\(|entry_points|select|pickle|Unpickler|"
+    r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
+    r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
+    r"resolve_name|pytest\.main|sys\.executable|python"
+)
+#: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
+#: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
+_NAMED = re.compile(
+    r"""(?<![\w'"])(['"])([^\W\d]\w*(?:\.[^\W\d]\w*)*(?:\.|:[^\W\d][\w.]*)?)\1(?![\w'"])"""
 )
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_OWN_NAMES = frozenset({"__name__", "__package__"})
+_MAX_EXEC_CODE = 100_000
 
 
 def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
@@ -91,14 +108,25 @@ def _inner(n: ast.AST, lz: bool, op: bool, ty: bool) -> list[_Walk]:
 class _Scanner:
     """Walks one module's AST keeping the (lazy, optional, typing) context of each node."""
 
-    def __init__(self, module: str, is_package: bool, hits: list[int]) -> None:
+    def __init__(self, module: str, is_package: bool, hits: list[int], bindings: Bindings) -> None:
+        self.module = module
+        self.is_package = is_package
         self.hits = hits
+        self.bindings = bindings
         self.package = module if is_package else module.rpartition(".")[0]
         self.imports: list[StaticImport] = []
         self.unresolved: list[int] = []
         self.loaders: list[Loader] = []
         self.handled: set[int] = set()
-        self.bare: set[str] = set()
+        self.depth = 0
+        self.tree: ast.AST | None = None
+        self._loops: dict[str, tuple[str, ...]] | None = None
+
+    def loop_names(self) -> dict[str, tuple[str, ...]]:
+        """See `_bindings.loop_values` (read once, on the first computed name)."""
+        if self._loops is None:
+            self._loops = loop_values(ast.walk(self.tree)) if self.tree is not None else {}
+        return self._loops
 
     def resolve(self, module: str | None, level: int) -> str | None:
         if level == 0:
@@ -111,8 +139,8 @@ class _Scanner:
         return ".".join(parts) or None
 
     def scan(self, node: ast.AST, lazy: bool, optional: bool, typing: bool) -> None:
-        """Walk statements only; expressions are searched for `import_module(...)` calls
-        just in the statements whose lines mention it (`self.hits`)."""
+        """Walk statements only; expressions are searched for loading calls just in the
+        statements whose lines mention one (`self.hits`)."""
         stack: list[_Walk] = [(node, lazy, optional, typing)]
         push = stack.append
         while stack:
@@ -138,7 +166,7 @@ class _Scanner:
         if mod is None:
             self.unresolved.append(n.lineno)
             return
-        names = tuple(sorted({a.name for a in n.names if a.name != "*"}))
+        names = tuple(sorted({a.name for a in n.names}))
         self.imports.append(StaticImport(mod, n.lineno, names, lz, op, ty))
 
     def _calls_in(self, n: ast.AST, lz: bool, op: bool, ty: bool) -> None:
@@ -151,6 +179,8 @@ class _Scanner:
         hits = self.hits
         at = bisect_left(hits, lo)
         if at < len(hits) and hits[at] <= hi:
+            if isinstance(n, ast.stmt) and writes_sys_path(n):
+                self.loaders.append(Loader(n.lineno, "path", "", "sys.path = ..."))
             for c in ast.iter_child_nodes(n):
                 if not isinstance(c, _BLOCKS):
                     self._expressions(c, lz, op, ty)
@@ -169,27 +199,40 @@ class _Scanner:
     def _call(self, n: ast.Call, lz: bool, op: bool, ty: bool) -> None:
         if id(n) in self.handled:
             return
-        f = n.func
-        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        owner = _dotted(f.value) if isinstance(f, ast.Attribute) else ""
-        if isinstance(f, ast.Name) and name not in self.bare and name not in _BUILTINS:
-            return
-        if name in _IMPORTERS:
-            if name == "import_module" and owner not in ("", "importlib"):
+        for q in qualified(n.func, self.bindings, BUILTINS):
+            owner, _, name = q.rpartition(".")
+            what = classify(owner, name, n)
+            if what is not None:
+                self._loading_call(what, n, owner, name, (lz, op, ty))
                 return
-            self._named(n, name, _first(n, "name"), lz, op, ty, computed_blocks=True)
-        elif name in _HELPERS:
-            self._named(n, name, _first(n, "name"), lz, op, ty, computed_blocks=False)
-        elif name in _RESOURCES and (owner.endswith("resources") or not owner):
-            self._named(n, name, _first(n, "package", "anchor"), lz, op, ty, True)
-        elif name in _PKG_RESOURCES and owner in ("", "pkg_resources"):
-            self._named(n, name, _first(n, "package_or_requirement"), lz, op, ty, True)
-        elif name == "get_data" and owner in ("", "pkgutil"):
-            self._named(n, name, _first(n, "package"), lz, op, ty, True)
-        elif name in _FILE_LOADERS or (name == "exec" and _literal(_first(n)) is None):
-            self.loaders.append(Loader(n.lineno, "file", "", f"{_shown(owner, name)}(...)"))
-        elif name in _ENTRY_POINTS or (name == "select" and _kw(n, "group") is not None):
+
+    def _loading_call(
+        self, what: Call, n: ast.Call, owner: str, name: str, ctx: tuple[bool, bool, bool]
+    ) -> None:
+        lz, op, ty = ctx
+        shown = f"{owner}.{name}" if owner else name
+        if what is Call.IMPORT or what is Call.HELPER:
+            arg = _first(n, "name", "mod_name", "path")
+            self._named(n, name, arg, lz, op, ty, computed_blocks=what is Call.IMPORT)
+        elif what is Call.RESOURCE:
+            arg = _first(n, "package", "anchor", "package_or_requirement")
+            self._named(n, name, arg, lz, op, ty, computed_blocks=True)
+        elif what is Call.NAMES:
+            self._test_names(n, name, lz, op, ty)
+        elif what is Call.EXEC:
+            self._exec(n, shown, ctx)
+        elif what is Call.ENTRY_POINTS:
             self._entry_points(n, name, owner)
+        elif what is Call.DISCOVER:
+            pattern = _kw(n, "pattern") or (n.args[1] if len(n.args) > 1 else None)
+            glob = "test*.py" if pattern is None else (_literal(pattern) or "*")
+            self.loaders.append(Loader(n.lineno, "discover", glob, f"{shown}(...)"))
+        elif what is Call.SPAWN:
+            if runs_python(n):
+                self.loaders.append(Loader(n.lineno, "spawn", "", f"{shown}(...)"))
+        else:
+            kind = {Call.FILE: "file", Call.BY_DATA: "by-data", Call.PATH: "path"}[what]
+            self.loaders.append(Loader(n.lineno, kind, "", f"{shown}(...)"))
 
     def _named(
         self,
@@ -208,6 +251,10 @@ class _Scanner:
         if _is_own_name(arg):
             return
         lit = _literal(arg)
+        if lit is None and isinstance(arg, ast.Name) and arg.id in self.loop_names():
+            for value in self.loop_names()[arg.id]:
+                self._named(n, via, ast.Constant(value), lz, op, ty, computed_blocks)
+            return
         if lit is None:
             if computed_blocks:
                 head = _head(arg)
@@ -216,11 +263,47 @@ class _Scanner:
                     head = rel + "." if rel and not head.lstrip(".") else rel
                 self.loaders.append(Loader(n.lineno, "computed", head or "", f"{via}(...)"))
             return
+        lit = lit.split(":", 1)[0]
         mod = self._relative(lit, n, via) if lit.startswith(".") else lit
         if mod and all(p.isidentifier() for p in mod.split(".")):
             self.imports.append(StaticImport(mod, n.lineno, (), lz, op, ty, dynamic=True, via=via))
         elif computed_blocks:
             self.loaders.append(Loader(n.lineno, "computed", "", f"{via}({lit!r})"))
+
+    def _test_names(self, n: ast.Call, via: str, lz: bool, op: bool, ty: bool) -> None:
+        """`loadTestsFromName("a.b.C")` imports module `a.b`; a list of literal names each;
+        anything computed may reach any module."""
+        arg = _first(n, "name", "names")
+        items = arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg]
+        for item in items:
+            if item is None or isinstance(item, ast.Starred):
+                self.loaders.append(Loader(n.lineno, "computed", "", f"{via}(...)"))
+            else:
+                self._named(n, via, item, lz, op, ty, computed_blocks=True)
+
+    def _exec(self, n: ast.Call, shown: str, ctx: tuple[bool, bool, bool]) -> None:
+        """`exec("import a.b")`: a literal is code, scanned like the file's own (its imports
+        at the call's line); a computed argument runs code the scan cannot read."""
+        code = _literal(_first(n, "source", "object"))
+        if code is None:
+            if not shown.endswith("compile"):
+                self.loaders.append(Loader(n.lineno, "file", "", f"{shown}(...)"))
+            return
+        if len(code) > _MAX_EXEC_CODE or self.depth > 4:
+            self.loaders.append(Loader(n.lineno, "file", "", f"{shown}(...)"))
+            return
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # raises when run: imports nothing
+        lines = code.count("\n") + 1
+        sub = _Scanner(self.module, self.is_package, list(range(1, lines + 1)), self.bindings)
+        sub.bindings = {**self.bindings, **file_bindings(_statements(tree))}
+        sub.depth = self.depth + 1
+        sub.tree = tree
+        sub.scan(tree, *ctx)
+        self.imports.extend(i._replace(line=n.lineno, via="exec") for i in sub.imports)
+        self.loaders.extend(ld._replace(line=n.lineno) for ld in sub.loaders)
 
     def _relative(self, name: str, n: ast.Call, via: str) -> str:
         """`import_module(".x", package=...)` as an absolute name ("" when unknown)."""
@@ -250,61 +333,6 @@ class _Scanner:
         self.loaders.append(Loader(n.lineno, "entry-points", lit or "", text))
 
 
-_IMPORTERS = frozenset({"import_module", "__import__", "find_spec", "run_module"})
-#: Helpers that take a module name and import it (their own body holds the computed call).
-_HELPERS = frozenset(
-    {"lazy_import", "_lazy_import", "lazy_module", "import_optional_dependency", "import_string"}
-)
-_RESOURCES = frozenset(
-    {"files", "read_text", "read_binary", "open_text", "open_binary", "path", "contents"}
-)
-_PKG_RESOURCES = frozenset(
-    {"resource_filename", "resource_string", "resource_stream", "resource_exists"}
-)
-_FILE_LOADERS = frozenset(
-    {
-        "spec_from_file_location",
-        "SourceFileLoader",
-        "SourcelessFileLoader",
-        "ExtensionFileLoader",
-        "run_path",
-        "load_source",
-        "load_compiled",
-        "load_dynamic",
-    }
-)
-_ENTRY_POINTS = frozenset({"entry_points", "iter_entry_points"})
-#: Modules whose functions, imported by name (`from importlib import import_module`), load.
-_LOADING_MODULES = frozenset(
-    {
-        "importlib",
-        "importlib.util",
-        "importlib.machinery",
-        "importlib.resources",
-        "importlib_resources",
-        "importlib.metadata",
-        "importlib_metadata",
-        "pkgutil",
-        "pkg_resources",
-        "runpy",
-        "imp",
-    }
-)
-_BUILTINS = frozenset({"__import__", "exec", "import_module", *_HELPERS})
-_OWN_NAMES = frozenset({"__name__", "__package__"})
-
-
-def _dotted(node: ast.expr) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
 def _shown(owner: str, name: str) -> str:
     return f"{owner}.{name}" if owner else name
 
@@ -324,7 +352,7 @@ def _is_own_name(node: ast.expr) -> bool:
     """`__name__`, `__package__`, `__spec__.parent`: the calling module's own package."""
     if isinstance(node, ast.Name):
         return node.id in _OWN_NAMES
-    return _dotted(node) == "__spec__.parent"
+    return dotted(node) == "__spec__.parent"
 
 
 def _head(node: ast.expr) -> str:
@@ -345,9 +373,19 @@ def _head(node: ast.expr) -> str:
     return ""
 
 
-def _top_level_names(tree: ast.Module) -> tuple[frozenset[str], bool]:
-    """Names a module binds unconditionally at top level, and whether it has a PEP 562
-    module `__getattr__`."""
+def _own_submodules(st: ast.ImportFrom | ast.Import, package: str) -> set[str]:
+    """Names an `__init__` binds to its own submodules (`from . import x`, `from pkg
+    import x`, `import pkg.x as x`): submodules, not attributes."""
+    if isinstance(st, ast.ImportFrom):
+        if (st.level == 1 and not st.module) or (not st.level and st.module == package):
+            return {a.asname or a.name for a in st.names}
+        return set()
+    return {a.asname for a in st.names if a.asname and a.name.startswith(package + ".")}
+
+
+def _top_level_names(tree: ast.Module, package: str) -> tuple[frozenset[str], bool]:
+    """Names a package's `__init__` binds unconditionally at top level to something other
+    than its own submodules, and whether it has a PEP 562 module `__getattr__`."""
     names: set[str] = set()
     getattr_ = False
     for st in tree.body:
@@ -361,10 +399,59 @@ def _top_level_names(tree: ast.Module) -> tuple[frozenset[str], bool]:
             if not isinstance(st, ast.AnnAssign) or st.value is not None:
                 names.add(st.target.id)
         elif isinstance(st, ast.Import):
-            names.update((a.asname or a.name).split(".")[0] for a in st.names)
+            own = _own_submodules(st, package)
+            names.update(
+                n for a in st.names if (n := (a.asname or a.name).split(".")[0]) not in own
+            )
         elif isinstance(st, ast.ImportFrom):
+            own = _own_submodules(st, package)
             names.update(a.asname or a.name for a in st.names if a.name != "*")
+            names -= own
     return frozenset(names), getattr_
+
+
+def _strings(node: ast.expr) -> list[str] | None:
+    """The strings of a literal list/tuple (or one string), None if anything is computed."""
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        out = [_literal(e) for e in node.elts]
+        return None if any(x is None for x in out) else [x for x in out if x is not None]
+    lit = _literal(node)
+    return None if lit is None else [lit]
+
+
+def _all_names(tree: ast.Module) -> tuple[tuple[str, ...], bool]:
+    """A module's `__all__` as far as literals say (`= [...]`, `+= [...]`, `.extend`,
+    `.append`), and whether some part of it is computed."""
+    names: list[str] = []
+    computed = False
+    for st in tree.body:
+        value: ast.expr | None = None
+        if isinstance(st, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in st.targets
+        ):
+            names, value = [], st.value
+        elif isinstance(st, ast.AugAssign | ast.AnnAssign) and dotted(st.target) == "__all__":
+            if isinstance(st, ast.AnnAssign):
+                names = []
+            value = st.value
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            f = st.value.func
+            if dotted(f) in ("__all__.extend", "__all__.append") and st.value.args:
+                value = st.value.args[0]
+        if value is not None:
+            found = _strings(value)
+            computed = computed or found is None
+            names.extend(found or ())
+    return tuple(dict.fromkeys(names)), computed
+
+
+def _named_strings(text: str) -> tuple[tuple[int, str], ...]:
+    """(line, text) of each string literal spelling a dotted name (see `_NAMED`)."""
+    found = [(m.start(), m.group(2)) for m in _NAMED.finditer(text)]
+    if not found:
+        return ()
+    starts = [m.end() for m in _NEWLINE.finditer(text)]
+    return tuple(sorted({(bisect_right(starts, pos) + 1, s) for pos, s in found}))
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -383,38 +470,104 @@ def _decode(data: bytes, path: str) -> str:
         raise InputError(path, "a known source encoding", repr(encoding), line=1) from None
 
 
+def _parse(data: bytes, path: str) -> tuple[str, ast.Module]:
+    text = _decode(data, path)
+    if "\x00" in text:
+        pos = text.index("\x00")
+        raise InputError(
+            path, "Python source text", "a NUL byte", line=text.count("\n", 0, pos) + 1
+        )
+    try:
+        return text, ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        found = f"a syntax error ({exc.msg})"
+        raise InputError(path, "valid Python syntax", found, line=exc.lineno or 1) from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise InputError(path, "parseable Python", type(exc).__name__, line=1) from None
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement of a module, at any depth (no expressions: bindings are made by
+    import and assignment statements)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.stmt):
+            yield n
+        for field in _STMT_FIELDS:
+            stack.extend(getattr(n, field, ()))
+
+
+#: What `_DYNAMIC` looks for, as plain substrings (found with `str.find`, many times
+#: faster than the regex over every line); the second set must not follow a name or a dot
+#: (`eval(`, not `re.compile(`), the third must not follow a name character.
+_HIT_WORDS = (
+    "import_module", "__import__", "find_spec", "find_loader", "run_module", "lazy_",
+    "import_optional", "import_string", "resources", "files", "get_data", "resource_",
+    "_from_file_location", "FileLoader", "run_path", "load_", "exec", "entry_points",
+    "select", "pickle", "Unpickler", "shelve", "joblib", "unsafe_load", "Loader",
+    "dictConfig", "fileConfig", "discover", "loadTestsFrom", "sys.path", "addsitedir",
+    "locate(", "resolve_name", "pytest.main", "sys.executable", "python",
+)  # fmt: skip
+_HIT_BARE = ("eval(", "compile(")
+_HIT_WORD_START = ("load(", "path.insert", "path.append", "path.extend")
+
+
+def _occurrences(text: str, word: str, after_ok: str, whole: bool = False) -> Iterator[int]:
+    """Positions of `word` in `text` not preceded by a character of `after_ok`'s kind
+    (`"name"`: a name character, `"name."`: a name character or a dot, `""`: anything),
+    and, when `whole`, not followed by a name character."""
+    at = text.find(word)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        end = at + len(word)
+        ok = not (
+            after_ok
+            and (before.isalnum() or before == "_" or (before == "." and after_ok == "name."))
+        )
+        if ok and whole and end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            ok = False
+        if ok:
+            yield at
+        at = text.find(word, at + 1)
+
+
+def _hit_lines(text: str, bindings: Bindings) -> list[int]:
+    """Lines that may hold a loading call: they mention a loader, or a local name bound to
+    one (`load(` after `from importlib import import_module as load`)."""
+    aliases = sorted(
+        k for k, v in bindings.items() if not _DYNAMIC.search(k) and any(may_load(q) for q in v)
+    )
+    found: list[int] = []
+    for w in _HIT_WORDS:
+        found.extend(_occurrences(text, w, ""))
+    for w in _HIT_BARE:
+        found.extend(_occurrences(text, w, "name."))
+    for w in _HIT_WORD_START:
+        found.extend(_occurrences(text, w, "name"))
+    for w in aliases:
+        found.extend(_occurrences(text, w, "name", whole=True))
+    if not found:
+        return []
+    starts = [m.end() for m in _NEWLINE.finditer(text)]
+    return sorted({bisect_right(starts, pos) + 1 for pos in found})
+
+
 def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -> SourceImports:
     """The imports of one file's bytes; errors are returned in the result, never raised."""
     try:
-        text = _decode(data, path)
-        if "\x00" in text:
-            pos = text.index("\x00")
-            raise InputError(
-                path, "Python source text", "a NUL byte", line=text.count("\n", 0, pos) + 1
-            )
-        try:
-            tree = ast.parse(text, filename=path)
-        except SyntaxError as exc:
-            found = f"a syntax error ({exc.msg})"
-            raise InputError(path, "valid Python syntax", found, line=exc.lineno or 1) from None
-        except (RecursionError, MemoryError, ValueError) as exc:
-            raise InputError(path, "parseable Python", type(exc).__name__, line=1) from None
+        text, tree = _parse(data, path)
     except InputError as exc:
         return SourceImports(
             path, module, (), (), f"expected {exc.expected}, found {exc.found}", exc.line
         )
+    bindings: Bindings = {}
     hits: list[int] = []
     if _DYNAMIC.search(text):
-        lines = _NEWLINE.split(text)
-        hits = [n for n, ln in enumerate(lines, 1) if _DYNAMIC.search(ln)]
-    sc = _Scanner(module, is_package, hits)
-    if hits:
-        sc.bare.update(
-            a.asname or a.name
-            for st in ast.walk(tree)
-            if isinstance(st, ast.ImportFrom) and st.module in _LOADING_MODULES and not st.level
-            for a in st.names
-        )
+        bindings = file_bindings(_statements(tree))
+        hits = _hit_lines(text, bindings)
+    sc = _Scanner(module, is_package, hits, bindings)
+    sc.tree = tree
     try:
         sc.scan(tree, False, False, False)
     except RecursionError:
@@ -422,7 +575,8 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), "expected scannable code, found nesting too deep", 1
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
-    defines, module_getattr = _top_level_names(tree) if is_package else (frozenset(), False)
+    defines, module_getattr = _top_level_names(tree, module) if is_package else (frozenset(), False)
+    all_names, all_computed = _all_names(tree) if is_package else ((), False)
     if not is_package and any(
         isinstance(st, ast.FunctionDef) and st.name == "__getattr__" for st in tree.body
     ):
@@ -435,4 +589,7 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
         loaders=tuple(sorted(set(sc.loaders))),
         defines=defines,
         module_getattr=module_getattr,
+        all_names=all_names,
+        all_computed=all_computed,
+        named=_named_strings(text),
     )

@@ -417,7 +417,8 @@ def test_monorepo_trainer_vendored_imports_attr() -> None:
 
 def test_cut_keeps_what_another_path_still_brings(tmp_path: Path) -> None:
     """server -> x -> shared and server -> y -> shared: x is dead, shared stays (via y),
-    so y's import of shared does not block the cut; x's own dep on shared is reported."""
+    so y's import of shared does not block the cut; x's own dep on shared is reported as
+    redundant (y imports shared and keeps it: cutting x -> shared saves nothing)."""
     ws = tmp_path / "ws"
     files = {
         "app/main.py": "import y.mod\n",
@@ -441,7 +442,7 @@ def test_cut_keeps_what_another_path_still_brings(tmp_path: Path) -> None:
     rep = analyze(g, roots, specs=[SPEC])
     verdicts = {(f.target, f.dep): (f.verdict, f.removable) for f in rep.findings}
     assert verdicts[("//app:server", "//x:x")] == ("dead", True)
-    assert verdicts[("//x:x", "//shared:shared")] == ("dead", True)
+    assert verdicts[("//x:x", "//shared:shared")] == ("redundant-direct-dep", False)
     assert ("//app:server", "//y:y") not in verdicts
     assert ("//y:y", "//shared:shared") not in verdicts
     dead = next(f for f in rep.findings if f.dep == "//x:x")

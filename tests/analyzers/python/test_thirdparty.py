@@ -6,6 +6,7 @@ or a guess; a real program is run and traced with `slim trace`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -338,3 +339,24 @@ def test_resolution_order(tmp_path: Path) -> None:
     m = resolve("@pip//:pkg", (), {}, None)
     assert (m.modules, m.guessed) == ({}, False)
     assert "no name to guess from" in m.unknown
+
+
+def test_package_target_whose_deps_are_its_requirements_is_not_a_wrapper(
+    plain: Workspace,
+) -> None:
+    """`//third_party/py/sklearn` with deps on its requirements' targets (scipy, joblib in
+    the same tree), no site-packages: it stands for the package itself (its name guessed,
+    imported by the program: used), not a wrapper forwarding to its requirements (which
+    gave a SLIM901 asking whether the program uses scipy and joblib)."""
+    b = GraphBuilder()
+    b.add_file("//app:main.py")
+    main = b.add_target("//app:main", "py_binary", srcs=["//app:main.py"])
+    sk = b.add_target("//third_party/py/sklearn:sklearn", "py_library")
+    reqs = [b.add_target(f"//third_party/py/{n}:{n}", "py_library") for n in ("scipy", "joblib")]
+    b.add_edge(main, sk, EdgeKind.DEPS, Location("app/BUILD", 2))
+    for r in reqs:
+        b.add_edge(sk, r, EdgeKind.DEPS)
+    ws = dataclasses.replace(plain, graph=b.build())
+    found = ws.run()
+    edge = [f for f in found if "//third_party/py/sklearn:sklearn" in (f.dep, f.message)]
+    assert edge == [], [f.message for f in edge]

@@ -225,3 +225,151 @@ def test_multiline_call_and_form_feed_lines() -> None:
     res = scan_source(code, "ff.py", "ff")
     (dyn,) = [i for i in res.imports if i.dynamic]
     assert (dyn.module, dyn.line) == ("deep.mod", 3)
+
+
+ALIASES = b"""import importlib as il
+import importlib.resources as ir
+import pkgutil as pu
+from importlib import import_module as load
+from importlib.util import find_spec as probe
+from importlib.resources import files as resource_files
+import importlib
+loader = importlib.import_module
+a = il.import_module("a.mod")
+b = load("b.mod")
+c = ir.files("c_pkg")
+d = pu.get_data("d_pkg", "x.bin")
+e = probe("e_mod")
+f = resource_files("f_pkg")
+g = loader("g.mod")
+h = load(f"plugins.{a}")
+"""
+
+
+def test_loader_calls_are_matched_by_what_their_name_is_bound_to() -> None:
+    res = scan_source(ALIASES, "x.py", "app.main")
+    dyn = {(i.line, i.module, i.via) for i in res.imports if i.dynamic}
+    assert dyn == {
+        (9, "a.mod", "import_module"),
+        (10, "b.mod", "import_module"),
+        (11, "c_pkg", "files"),
+        (12, "d_pkg", "get_data"),
+        (13, "e_mod", "find_spec"),
+        (14, "f_pkg", "files"),
+        (15, "g.mod", "import_module"),
+    }
+    assert [(ld.line, ld.kind, ld.prefix) for ld in res.loaders] == [(16, "computed", "plugins.")]
+
+
+def test_a_local_function_of_a_loader_name_is_no_loader() -> None:
+    code = b"from mylib import load\nimport pickle as p\ndef files(x):\n    return x\n"
+    code += b"load('x.y')\nfiles('z')\np.dumps(1)\n"
+    res = scan_source(code, "x.py", "m")
+    assert res.loaders == ()
+    assert [i.module for i in res.imports] == ["mylib", "pickle"]
+
+
+STDLIB_MACHINERY = b"""import logging.config, pickle, sys, unittest, yaml
+from pickle import loads as unpickle
+import pydoc
+obj = pickle.load(open("x", "rb"))
+obj2 = unpickle(b"")
+logging.config.fileConfig("log.ini")
+logging.config.dictConfig(CONFIG)
+logging.config.dictConfig({"handlers": {"h": {"class": "handlers.custom.Shout"}}})
+suite = unittest.defaultTestLoader.discover(".", pattern="check_*.py")
+suite2 = unittest.TestLoader().discover(".")
+names = unittest.defaultTestLoader.loadTestsFromNames(["tests.test_a.T", NAME])
+sys.path.insert(0, "scripts")
+sys.path[:0] = ["more"]
+y = yaml.load(open("c.yaml"), Loader=yaml.SafeLoader)
+z = yaml.load(open("c.yaml"), Loader=yaml.Loader)
+cls = pydoc.locate("models.point.Point")
+exec("import codecs_x.zstd as m\\nfrom . import sibling")
+eval(expr)
+"""
+
+
+def test_standard_library_machinery_that_imports_by_name() -> None:
+    res = scan_source(STDLIB_MACHINERY, "x.py", "pkg.mod")
+    loaders = {(ld.line, ld.kind, ld.prefix) for ld in res.loaders}
+    assert loaders == {
+        (4, "by-data", ""),
+        (5, "by-data", ""),
+        (6, "by-data", ""),
+        (7, "by-data", ""),  # a computed configuration
+        (9, "discover", "check_*.py"),
+        (10, "discover", "test*.py"),  # unittest's default pattern
+        (11, "computed", ""),  # NAME
+        (12, "path", ""),
+        (13, "path", ""),
+        (15, "by-data", ""),  # yaml.Loader constructs python objects by name
+        (18, "file", ""),
+    }
+    dyn = {(i.line, i.module, i.via) for i in res.imports if i.via}
+    assert dyn == {
+        (11, "tests.test_a.T", "loadTestsFromNames"),
+        (16, "models.point.Point", "locate"),
+        (17, "codecs_x.zstd", "exec"),
+        (17, "pkg", "exec"),  # `from . import sibling` inside the exec'd code
+    }
+    assert (8, "handlers.custom.Shout") in res.named
+
+
+def test_strings_that_spell_dotted_names_are_kept_with_their_lines() -> None:
+    code = (
+        b"EXT = ['app_ext.shout', 'toc']\nX = f'a.b'\nY = b'c.d'\nZ = 'a b'\nW = \"pkg.mod:func\"\n"
+    )
+    res = scan_source(code, "x.py", "m")
+    assert res.named == ((1, "app_ext.shout"), (1, "toc"), (5, "pkg.mod:func"))
+
+
+def test_star_import_and_all() -> None:
+    init = b"from .core import *\n__all__ = ['csvfmt', 'Tensor']\n__all__ += ['jsonfmt']\n"
+    res = scan_source(init, "fmt/__init__.py", "fmt", is_package=True)
+    assert res.all_names == ("csvfmt", "Tensor", "jsonfmt")
+    assert not res.all_computed
+    star = next(i for i in res.imports if i.module == "fmt.core")
+    assert star.names == ("*",)
+    assert star.candidates() == ("fmt.core",)
+    assert star.describe() == "from fmt.core import * (top-level)"
+    computed = scan_source(
+        b"from .a import __all__ as a_all\n__all__ = a_all + ['x']\n", "p/__init__.py", "p", True
+    )
+    assert computed.all_computed
+
+
+def test_an_init_binding_its_own_submodule_does_not_define_an_attribute() -> None:
+    code = b"from . import name\nfrom pkg import sub\nimport pkg.core as core\n"
+    code += b"from .impl import Thing\n"
+    res = scan_source(code, "pkg/__init__.py", "pkg", is_package=True)
+    assert res.defines == {"Thing"}
+
+
+def test_a_name_only_a_literal_loop_binds_imports_each_value() -> None:
+    """requests/compat.py: `for lib in ("chardet", "charset_normalizer"):
+    importlib.import_module(lib)` under try/except ImportError imports one of the two."""
+    code = (
+        b"import importlib\n\ndef detect():\n    found = None\n"
+        b"    for lib in ('chardet', 'charset_normalizer'):\n"
+        b"        try:\n            found = importlib.import_module(lib)\n"
+        b"        except ImportError:\n            pass\n    return found\n"
+        b"for other in ('a', 'b'):\n    other = other.upper()\n    importlib.import_module(other)\n"
+    )
+    res = scan_source(code, "requests/compat.py", "requests.compat")
+    dyn = {(i.module, i.kind) for i in res.imports if i.dynamic}
+    assert dyn == {("chardet", "optional"), ("charset_normalizer", "optional")}
+    # `other` is reassigned in the loop: a computed name
+    assert [(ld.line, ld.kind, ld.prefix) for ld in res.loaders] == [(13, "computed", "")]
+
+
+def test_a_process_running_the_interpreter_is_a_loader() -> None:
+    code = (
+        b"import os, subprocess, sys\n"
+        b"subprocess.run([sys.executable, '-m', 'tools.x'])\n"
+        b"subprocess.check_call(['python3', 'script.py'])\n"
+        b"subprocess.run(['git', 'status'])\n"
+        b"os.system('ls')\n"
+    )
+    res = scan_source(code, "x.py", "m")
+    assert [(ld.line, ld.kind) for ld in res.loaders] == [(2, "spawn"), (3, "spawn")]
