@@ -17,6 +17,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from slim.model.findings import Finding
 from slim.model.report import Report
 
 SRC = Path(__file__).resolve().parents[1] / "data" / "src" / "native_repro"
-APPS = ("app1", "app2", "app3", "app4", "app5")
+APPS = ("app1", "app2", "app3", "app4", "app5", "tool1", "tool2")
 ARCHIVES = (
     "half/libhalf.a",
     "unused/libunused.a",
@@ -38,6 +39,7 @@ ARCHIVES = (
     "hooks/libhooks.a",
     "api/libapi.a",
     "used/libused.a",
+    "toolsupport/libtoolsupport.a",
 )
 
 
@@ -374,6 +376,58 @@ def test_truth_app5_needs_used_to_link(project: Build, tmp_path: Path) -> None:
     ok, log = _cut_and_build(project, tmp_path, "apps/CMakeLists.txt", "app5", "used")
     assert not ok
     assert "undefined reference to `used_fn(int)'" in log
+
+
+# -- a declaring line shared by several targets (a CMake function) ----------------------
+def _build_copy(src: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
+    build = tmp / "copy-build"
+    _configure(src, build)
+    return _run(["ninja", "-C", str(build)], tmp)
+
+
+@pytest.mark.xfail(
+    reason="the fix of tool1 -> toolsupport edits apps/CMakeLists.txt:27, the "
+    "target_link_libraries(${name} ...) line of a function that declares the edge of "
+    "tool1 and tool2 alike (leveldb: line 427 for db_bench and db_bench_sqlite3); "
+    "`slim apply` removes toolsupport from tool2, which needs it"
+)
+def test_repro_fix_on_a_line_shared_by_several_targets_keeps_the_others(
+    project: Build, tmp_path: Path
+) -> None:
+    src = tmp_path / "apply-src"
+    shutil.copytree(project.src, src)
+    evidence = {
+        "--graph": project.reply,
+        "--compile": project.deps,
+        "--linkmap": project.map("tool1"),
+        "--binary": project.binary("tool1"),
+        "--workspace": src,
+    }
+    args = [x for k, v in evidence.items() for x in (k, str(v))]
+    args += ["--linkmap", str(project.gc("tool1"))]
+    args += ["--binary", str(project.build / "toolsupport" / "libtoolsupport.a")]
+    cmd = [sys.executable, "-m", "slim", "apply", "//apps:tool1", "--write", "--no-cache"]
+    r = _run([*cmd, *args], tmp_path)
+    assert r.returncode in (0, 2), r.stdout + r.stderr
+    built = _build_copy(src, tmp_path)
+    assert built.returncode == 0, r.stdout + built.stdout[-3000:]
+
+
+def test_truth_tool1_alone_does_not_need_toolsupport(project: Build, tmp_path: Path) -> None:
+    src = tmp_path / "cut-src"
+    shutil.copytree(project.src, src)
+    f = src / "apps" / "CMakeLists.txt"
+    line = "  target_link_libraries(${name} PRIVATE toolsupport)\n"
+    assert line in f.read_text()
+    cond = (
+        '  if(NOT name STREQUAL "tool1")\n  target_link_libraries(${name} PRIVATE toolsupport)'
+        "\n  endif()\n"
+    )
+    f.write_text(f.read_text().replace(line, cond))
+    assert _build_copy(src, tmp_path).returncode == 0
+    link = _link_command(tmp_path / "copy-build", "tool1")
+    assert "libtoolsupport.a" not in link
+    assert "libtoolsupport.a" in _link_command(tmp_path / "copy-build", "tool2")
 
 
 # -- codemodel 2.9+ (CMake >= 4.2): visibility of a static library's edges ---------------
