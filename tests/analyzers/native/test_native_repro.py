@@ -28,7 +28,7 @@ from slim.infra.config import Config
 from slim.model.findings import Finding
 from slim.model.report import Report
 
-SRC = Path(__file__).resolve().parents[1] / "data" / "src" / "native_repro"
+SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_repro"
 APPS = ("app1", "app2", "app3", "app4", "app5", "tool1", "tool2")
 ARCHIVES = (
     "half/libhalf.a",
