@@ -6,9 +6,9 @@ and mold, and every declared link edge was removed in a scratch copy and rebuilt
 (/work/brief/validation-native.md has the numbers). Each wrong verdict is reproduced here
 on `tests/data/src/native_repro`, a small project built the same way; every test also
 checks the truth on the build itself (the edge is cut and the project rebuilt), so the
-expectation is the build's, not slim's. The tests marked xfail fail today: each names
-the issue section it reproduces and the rule at fault; a fix makes it pass (xfail is
-strict, so the marker then has to go).
+expectation is the build's, not slim's. Each reproduction names the issue section and
+the rule it guards; the ones whose file API differs between codemodel 2.4 (the system
+CMake 3.25) and 2.9+ (CMake from PyPI, a test dependency) run with both.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from slim.app.session import Request, Session
 from slim.infra.config import Config
 from slim.model.findings import Finding
 from slim.model.report import Report
+from tests import cmake_tools as _cmake
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_repro"
-APPS = ("app1", "app2", "app3", "app4", "app5", "tool1", "tool2")
+APPS = ("app1", "app2", "app3", "app4", "app5", "app6", "app7", "tool1", "tool2")
 ARCHIVES = (
     "half/libhalf.a",
     "unused/libunused.a",
@@ -40,6 +41,9 @@ ARCHIVES = (
     "api/libapi.a",
     "used/libused.a",
     "toolsupport/libtoolsupport.a",
+    "dual/libdual_a.a",
+    "dual/libdual_b.a",
+    "dual/libdual_p.a",
 )
 
 
@@ -72,13 +76,14 @@ def _run(cmd: list[str] | str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _configure(src: Path, build: Path) -> None:
+def _configure(src: Path, build: Path, cmake: str | None = None) -> None:
     query = build / ".cmake" / "api" / "v1" / "query"
     query.mkdir(parents=True, exist_ok=True)
     (query / "codemodel-v2").touch()
     flags = "-ffunction-sections -fdata-sections"
+    exe = cmake or _cmake.system() or _cmake.pypi()
     r = _run(
-        ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_CXX_FLAGS={flags}"],
+        [exe, "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_CXX_FLAGS={flags}"],
         src,
     )
     assert r.returncode == 0, r.stdout + r.stderr
@@ -104,16 +109,40 @@ def _relink(build: Path, app: str, linker: str) -> None:
     assert r.returncode == 0, (cmd, r.stdout, r.stderr, gc.read_text())
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    for tool in ("cmake", "ninja", "g++", "ld.gold", "ld.lld"):
+def _need_tools() -> None:
+    for tool in ("ninja", "g++", "ld.gold", "ld.lld"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (bash .ci/install-system-tools.sh)")
-    root = tmp_path_factory.mktemp("native_repro")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The project built with the system CMake (codemodel 2.4 on Debian 12)."""
+    _need_tools()
+    if _cmake.system() is None:
+        pytest.skip("cmake is not installed (bash .ci/install-system-tools.sh)")
+    return _build(tmp_path_factory.mktemp("native_repro"), _cmake.system())
+
+
+@pytest.fixture(scope="module")
+def modern(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The project built with CMake from PyPI (>= 4.2: codemodel 2.9+)."""
+    _need_tools()
+    assert _cmake.version(_cmake.pypi()) >= (4, 2), _cmake.version(_cmake.pypi())
+    return _build(tmp_path_factory.mktemp("native_repro_modern"), _cmake.pypi())
+
+
+@pytest.fixture(params=["system", "pypi"])
+def any_project(request: pytest.FixtureRequest) -> Build:
+    """The project as each CMake builds it (the file API differs: codemodel 2.4, 2.9+)."""
+    return request.getfixturevalue("project" if request.param == "system" else "modern")
+
+
+def _build(root: Path, cmake: str | None) -> Build:
     src = root / "src"
     shutil.copytree(SRC, src)
     build = root / "build"
-    _configure(src, build)
+    _configure(src, build, cmake)
     r = _run(["ninja", "-C", str(build)], root)
     assert r.returncode == 0, r.stdout + r.stderr
     for app in APPS:
@@ -135,7 +164,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Build:
     shutil.copytree(SRC, renamed)
     for f in (renamed / "used" / "CMakeLists.txt", renamed / "apps" / "CMakeLists.txt"):
         f.write_text(re.sub(r"\bused\b(?!\.cpp)", "used_r", f.read_text()))
-    _configure(renamed, root / "renamed-build")
+    _configure(renamed, root / "renamed-build", cmake)
     renamed_reply = root / "renamed-build" / ".cmake" / "api" / "v1" / "reply"
     return Build(root, src, build, deps, ninja_graph, renamed_reply)
 
@@ -187,30 +216,14 @@ def _cut_and_build(b: Build, tmp: Path, cmakelists: str, call: str, name: str) -
     return r.returncode == 0, r.stdout + r.stderr
 
 
-def _cmake_version() -> tuple[int, ...]:
-    if shutil.which("cmake") is None:
-        return ()
-    r = _run(["cmake", "--version"], Path.cwd())
-    m = re.search(r"version (\d+)\.(\d+)", r.stdout)
-    return tuple(int(x) for x in m.groups()) if m else ()
-
-
-#: CMake before 4.2 writes codemodel < 2.9: no interface targets, no linkLibraries.
-OLD_CODEMODEL = _cmake_version() < (4, 2)
-
-
 def _output(exe: Path) -> str:
     r = _run([str(exe)], exe.parent)
     return f"rc={r.returncode}\n{r.stdout}{r.stderr}"
 
 
 # -- issue 12 section 4: evidence belongs to its binary ----------------------------------
-@pytest.mark.xfail(
-    reason="issue 12 §4: _view() attaches every --print-gc-sections report that lists any "
-    "file of the map (crt1.o, a shared archive) to that map, and cites its lines under the "
-    "map's name; with all roots app1's gc report turns app2 -> half into discarded-by-gc"
-)
-def test_repro_all_roots_run_gives_each_root_its_own_findings(project: Build) -> None:
+def test_repro_all_roots_run_gives_each_root_its_own_findings(any_project: Build) -> None:
+    project = any_project
     roots = ("//apps:app1", "//apps:app2")
     together = _findings(_report(project, roots))
     for root in roots:
@@ -229,14 +242,8 @@ def test_truth_app2_does_not_need_half(project: Build, tmp_path: Path) -> None:
 
 
 # -- issue 12 section 3: the graph keeps every declared edge -----------------------------
-@pytest.mark.xfail(
-    OLD_CODEMODEL,
-    reason="issue 12 §3 (codemodel < 2.9): cmake_fileapi._Builder.demote_transitive() turns "
-    "app1's declared `unused` into IMPLICIT (it is also reachable through helper), so "
-    "app1 -> unused is never judged and the cut helper -> unused is priced as if "
-    "//unused:unused left app1's build",
-)
-def test_repro_declared_edge_is_kept_and_saving_counts_only_unreachable(project: Build) -> None:
+def test_repro_declared_edge_is_kept_and_saving_counts_only_unreachable(any_project: Build) -> None:
+    project = any_project
     fs = _findings(_report(project, ("//apps:app1",)))
     lib = fs.get(("//apps:app1", "//helper:helper", "//unused:unused"))
     if lib is not None and lib.removable:
@@ -255,15 +262,10 @@ def test_truth_unused_stays_in_app1_build_without_helpers_edge(
 
 
 # -- issue 12 section 7: fixes where the dep is really declared --------------------------
-@pytest.mark.xfail(
-    OLD_CODEMODEL,
-    reason="issue 12 §7: with codemodel < 2.9 the INTERFACE library `bundle` is not "
-    "reported; the edge app2 -> bundled gets app2's line (`target_link_libraries(app2 PRIVATE "
-    "bundle)`) and the fix says to remove `bundled` from a line that does not name it",
-)
 def test_repro_interface_bundle_fix_points_at_a_line_naming_what_it_removes(
-    project: Build,
+    any_project: Build,
 ) -> None:
+    project = any_project
     report = _report(project, ("//apps:app2",))
     fixes = [f.fix for f in report.findings if f.fix is not None and f.fix.location is not None]
     assert fixes
@@ -276,11 +278,6 @@ def test_repro_interface_bundle_fix_points_at_a_line_naming_what_it_removes(
 
 
 # -- issue 12 section 6: objects linked directly and collected ---------------------------
-@pytest.mark.xfail(
-    reason="issue 12 §6: an OBJECT library's objects are always in the link; bfd collects "
-    "every section and slim says discarded-by-gc ('extracted by a reference'); gold and lld "
-    "keep .gcc_except_table.* / DW.ref.__gxx_personality_v0 and slim reports nothing"
-)
 @pytest.mark.parametrize("linker", ["bfd", "gold", "lld"])
 def test_repro_object_library_collected_by_gc_is_unreferenced(project: Build, linker: str) -> None:
     report = _report(project, ("//apps:app2",), linker=linker)
@@ -296,11 +293,6 @@ def test_truth_app2_does_not_need_objlib(project: Build, tmp_path: Path) -> None
 
 
 # -- issue 12 section 5: initializers of an archive nothing was extracted from ----------
-@pytest.mark.xfail(
-    reason="issue 12 §5: NativeSymbolsAnalyzer._verdict() blocks every archive whose objects "
-    "carry .init_array, even when the map shows no member extracted (the initializer cannot "
-    "run) and the compile evidence shows no header use"
-)
 def test_repro_initializers_of_an_unextracted_archive_do_not_block(project: Build) -> None:
     f = _findings(_report(project, ("//apps:app2",)))[("//apps:app2", "//apps:app2", "//ctor:ctor")]
     assert f.verdict == "unreferenced", f.message
@@ -316,11 +308,6 @@ def test_truth_ctor_initializer_never_runs_in_app2(project: Build, tmp_path: Pat
 
 
 # -- issue 14, first bullet: a binary that cannot be tied to its root --------------------
-@pytest.mark.xfail(
-    reason="issue 14: native_symbols._root_binaries() matches the root's ELF by owner or "
-    "basename only; a renamed copy (017.app3) is dropped silently, its weak reference to "
-    "repro_hook is lost and app3 -> hooks flips from unreferenced-unsafe to removable"
-)
 def test_repro_renamed_binary_never_makes_a_verdict_less_safe(project: Build) -> None:
     key = ("//apps:app3", "//apps:app3", "//hooks:hooks")
     right = _report(project, ("//apps:app3",), archives=False)
@@ -333,14 +320,9 @@ def test_repro_renamed_binary_never_makes_a_verdict_less_safe(project: Build) ->
 
 
 # -- headers owned through an include directory (ggml's include/ layout) -----------------
-@pytest.mark.xfail(
-    reason="CompileIndex.owners() has no include-directory rule (its docstring says it has): "
-    "include/repro_api/api.h belongs to no target, and _compile_use() drops headers without "
-    "owner, so app4 -> api is 'unreferenced, high, removable' and the cut breaks the compile "
-    "(the same on ggml: every exe -> ggml with a ninja -t graph)"
-)
 @pytest.mark.parametrize("graph", ["cmake", "ninja", "both"])
-def test_repro_header_under_a_shared_include_dir_is_a_use(project: Build, graph: str) -> None:
+def test_repro_header_under_a_shared_include_dir_is_a_use(any_project: Build, graph: str) -> None:
+    project = any_project
     graphs = {
         "cmake": (project.reply,),
         "ninja": (project.ninja_graph,),
@@ -358,12 +340,36 @@ def test_truth_app4_needs_api_to_compile(project: Build, tmp_path: Path) -> None
     assert "repro_api/api.h: No such file or directory" in log
 
 
+# -- a header reached through another direct dep (ggml's examples/common.h) -------------
+def test_header_another_direct_dep_passes_on_is_no_use_of_the_cut_dep(any_project: Build) -> None:
+    """app6 reads dual/dual.h, which dual_a (PUBLIC include directory) still gives it once
+    app6 -> dual_b is cut: removable. app7 gets dual/ only from dual_b (dual_p keeps it
+    PRIVATE): needed to compile."""
+    project = any_project
+    fs = _findings(_report(project, ("//apps:app6", "//apps:app7")))
+    f = fs[("//apps:app6", "//apps:app6", "//dual:dual_b")]
+    assert f.verdict == "unreferenced", f.message
+    assert f.removable, f.message
+    g = fs[("//apps:app7", "//apps:app7", "//dual:dual_b")]
+    assert g.verdict == "header-only-use", g.message
+    assert not g.removable, g.message
+    assert "dual/dual.h" in g.message, g.message
+
+
+def test_truth_app6_compiles_without_dual_b_and_app7_does_not(
+    project: Build, tmp_path: Path
+) -> None:
+    ok, log = _cut_and_build(project, tmp_path / "6", "apps/CMakeLists.txt", "app6", "dual_b")
+    assert ok, log
+    assert _output(tmp_path / "6" / "cut-build" / "apps" / "app6") == _output(
+        project.binary("app6")
+    )
+    ok, log = _cut_and_build(project, tmp_path / "7", "apps/CMakeLists.txt", "app7", "dual_b")
+    assert not ok
+    assert "dual.h: No such file or directory" in log
+
+
 # -- issue 12 section 5: ownership unknown is never dead ---------------------------------
-@pytest.mark.xfail(
-    reason="issue 12 §5: with a graph whose names do not line up (used renamed used_r), "
-    "used/libused.a in app5's map belongs to no target; slim says used_r 'contributes no "
-    "code' and proposes the cut, which breaks the link (undefined reference to used_fn)"
-)
 def test_repro_map_inputs_of_unknown_ownership_are_never_dead(project: Build) -> None:
     report = _report(project, ("//apps:app5",), graphs=(project.renamed_reply,))
     f = _findings(report)[("//apps:app5", "//apps:app5", "//used:used_r")]
@@ -385,12 +391,6 @@ def _build_copy(src: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
     return _run(["ninja", "-C", str(build)], tmp)
 
 
-@pytest.mark.xfail(
-    reason="the fix of tool1 -> toolsupport edits apps/CMakeLists.txt:27, the "
-    "target_link_libraries(${name} ...) line of a function that declares the edge of "
-    "tool1 and tool2 alike (leveldb: line 427 for db_bench and db_bench_sqlite3); "
-    "`slim apply` removes toolsupport from tool2, which needs it"
-)
 def test_repro_fix_on_a_line_shared_by_several_targets_keeps_the_others(
     project: Build, tmp_path: Path
 ) -> None:
@@ -433,23 +433,9 @@ def test_truth_tool1_alone_does_not_need_toolsupport(project: Build, tmp_path: P
 # -- codemodel 2.9+ (CMake >= 4.2): visibility of a static library's edges ---------------
 
 
-@pytest.mark.xfail(
-    reason="cmake_fileapi._Builder.edges() calls an edge PUBLIC when the dep is in both "
-    "linkLibraries and interfaceLinkLibraries, but CMake lists a STATIC library's PRIVATE "
-    "deps in interfaceLinkLibraries too ($<LINK_ONLY:...>): `helper PRIVATE unused` (and "
-    "ggml's `mnist-common PRIVATE ggml common`) is reported 'declared PUBLIC'"
-)
-def test_repro_private_edge_of_a_static_library_stays_private(
-    project: Build, tmp_path: Path
-) -> None:
-    if OLD_CODEMODEL:
-        pytest.skip("cmake >= 4.2 (file API codemodel 2.9+) is not installed")
-    build = tmp_path / "build"
-    _configure(project.src, build)
-    r = _run(["ninja", "-C", str(build)], tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr
-    _relink(build, "app1", "bfd")
-    modern = Build(tmp_path, project.src, build, project.deps, project.ninja_graph, project.reply)
+def test_repro_private_edge_of_a_static_library_stays_private(modern: Build) -> None:
+    """Codemodel 2.9+ lists a static library's PRIVATE deps in interfaceLinkLibraries too
+    (`$<LINK_ONLY:...>`): `helper PRIVATE unused` is PRIVATE, as the line says."""
     f = _findings(_report(modern, ("//apps:app1",)))[
         ("//apps:app1", "//helper:helper", "//unused:unused")
     ]
