@@ -389,7 +389,8 @@ def load_graph(
 
 def _check_lines_up(b: GraphBuilder, path: Path, earlier: dict[int, None], now: set[int]) -> None:
     """One note when an export describes targets the earlier ones mostly do not (names
-    that do not line up: `//serving:runtime` vs `//serving:serving_runtime`)."""
+    that do not line up: `//serving:runtime` vs `//serving:serving_runtime`); the targets
+    only one side describes get attr `unmatched_export` (which export)."""
     if not earlier or not now:
         return
     shared = sum(1 for i in now if i in earlier)
@@ -402,6 +403,12 @@ def _check_lines_up(b: GraphBuilder, path: Path, earlier: dict[int, None], now: 
         f"of them described by the exports before it (e.g. {mine} vs {b.label_of(theirs)}); "
         "evidence one export's targets own is not charged to the other's targets"
     )
+    for i in now:
+        if i not in earlier:
+            b.set_attr(i, "unmatched_export", str(path))
+    for i in earlier:
+        if i not in now:
+            b.set_attr(i, "unmatched_export", f"the exports before {path}")
 
 
 def load_evidence(path: Path, evidence: str, fmt: str | None = None) -> tuple[Format, list[object]]:
