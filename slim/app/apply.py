@@ -170,6 +170,7 @@ def apply_cuts(
     res = ApplyResult()
     bz = [c for c in cuts if any(x.runnable for x in c.fixes)]
     cm = [x for c in cuts for x in c.fixes if x.kind == "cmake"]
+    by_hand = [x for c in cuts for x in c.fixes if x.kind == "text"]
     if not cuts:
         res.lines.append("nothing to apply: no removable findings")
         return res
@@ -180,6 +181,7 @@ def apply_cuts(
             res.lines.extend(command_file(bz).rstrip("\n").splitlines())
             res.lines.append("EOF")
         res.lines.extend(x.command for x in cm)
+        res.lines.extend(f"not applied (by hand): {x.command}" for x in by_hand)
         return res
     if bz:
         exe = find_buildozer(buildozer)
@@ -203,6 +205,7 @@ def apply_cuts(
             continue
         res.lines.append(edit_cmake(root, x))
         res.changed += 1
+    res.lines.extend(f"not applied (by hand): {x.command}" for x in by_hand)
     return res
 
 
