@@ -319,6 +319,22 @@ def test_repro_renamed_binary_never_makes_a_verdict_less_safe(project: Build) ->
     assert any("017.app3" in n for n in renamed.notes), renamed.notes
 
 
+def test_binary_copy_is_tied_by_build_id_and_a_stranger_is_reported(project: Build) -> None:
+    """A copy next to the original is tied by its build-id; a binary of another link
+    (app1's, given with app3's map) fits no map: reported, never app3's."""
+    key = ("//apps:app3", "//apps:app3", "//hooks:hooks")
+    both = _report(
+        project,
+        ("//apps:app3",),
+        binaries=(project.binary("app3"), project.build / "017.app3"),
+        archives=False,
+    )
+    assert any("017.app3" in n and "build-id" in n for n in both.notes), both.notes
+    assert _findings(both)[key].removable is False
+    stranger = _report(project, ("//apps:app3",), binaries=(project.binary("app1"),))
+    assert any("apps/app1 not tied to any link" in n for n in stranger.notes), stranger.notes
+
+
 # -- headers owned through an include directory (ggml's include/ layout) -----------------
 @pytest.mark.parametrize("graph", ["cmake", "ninja", "both"])
 def test_repro_header_under_a_shared_include_dir_is_a_use(any_project: Build, graph: str) -> None:
