@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slim.model.compile import CompileDeps
+from slim.model.compile import CompileDeps, CompiledObject
 from slim.model.findings import Evidence
 from slim.model.graph import BuildGraph
 from slim.model.ownership import Ownership, source_path
@@ -78,8 +78,12 @@ class CompileIndex:
         self.roots = sorted(roots, key=len, reverse=True)
         self.by_target: dict[int, TargetCompile] = {}
         self.unowned: list[str] = []
+        self.foreign: list[str] = []
+        """Objects compiled from a source outside the workspace and every source root
+        (evidence of another tree): their target's compile is not known from it."""
         self.given = False
         seen: set[str] = set()
+        strangers: set[int] = set()
         for d in deps:
             if d.path in seen:
                 continue
@@ -87,21 +91,11 @@ class CompileIndex:
             self.given = True
             how = "depfile" if d.format == "depfile" else "ninja -t deps"
             for o in d.objects:
-                t = own.artifact_owner(o.output)
-                if t is None:
-                    t = own.source_owner(self.rel(o.source) or o.source)
-                if t is None:
-                    self.unowned.append(o.output)
-                    continue
-                tc = self.by_target.setdefault(t, TargetCompile(how))
-                src = self.rel(o.source) or o.source
-                for h in o.headers:
-                    rel = self.rel(h)
-                    if rel is not None:
-                        ev = Evidence(
-                            d.path, f"{o.output}: {o.source} read {h}", o.line, None, ANALYZER
-                        )
-                        tc.headers.append(HeaderUse(rel, src, ev))
+                t = self._record(d, how, o)
+                if t is not None:
+                    strangers.add(t)
+        for t in strangers:
+            self.by_target.pop(t, None)
         self._ninja_attrs()
         self.headers = HeaderOwners(
             graph, self.declared_dirs, self._exact_readers, self._exported_at
@@ -160,6 +154,27 @@ class CompileIndex:
             return None
         tc = self.by_target[t] = self._scan(tgt.id, srcs)
         return tc
+
+    def _record(self, d: CompileDeps, how: str, o: CompiledObject) -> int | None:
+        """Charge one compiled object's headers to its target; the target when the object
+        was compiled from outside every known root (its evidence is then not used)."""
+        t = self.own.artifact_owner(o.output)
+        if t is None:
+            t = self.own.source_owner(self.rel(o.source) or o.source)
+        if t is None:
+            self.unowned.append(o.output)
+            return None
+        src = self.rel(o.source)
+        if src is None and posixpath.isabs(o.source.replace("\\", "/")):
+            self.foreign.append(o.output)
+            return t
+        tc = self.by_target.setdefault(t, TargetCompile(how))
+        for h in o.headers:
+            rel = self.rel(h)
+            if rel is not None:
+                ev = Evidence(d.path, f"{o.output}: {o.source} read {h}", o.line, None, ANALYZER)
+                tc.headers.append(HeaderUse(rel, src or o.source, ev))
+        return None
 
     def _exported_at(self, path: str, line: int) -> bool | None:
         dirs = [Path(r) for r in self.roots]

@@ -126,6 +126,13 @@ class EdgeEvidence:
                 f" Ownership unknown for {len(stray)} compiled object(s) of the compile "
                 f"evidence given (no target of the graph owns {', '.join(sorted(stray)[:3])})."
             )
+        foreign = self.compile.foreign
+        if foreign:
+            msg += (
+                f" {len(foreign)} compiled object(s) of the compile evidence were compiled "
+                f"from outside the workspace and the graph's source directories "
+                f"({', '.join(sorted(foreign)[:3])}): evidence of another tree is not used."
+            )
         return Verdict(
             "unreferenced",
             msg,

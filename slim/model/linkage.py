@@ -8,9 +8,10 @@ only to break ties:
 
 - a map is the link of the targets owning its inputs, of its output's owner, and of the
   target its output is named after;
-- a GC or why-extract report belongs to the map holding the most of the files it names
-  (a report names the files of its own link), ties broken by file name (`app.gc.txt` and
-  `app.map`) and linker;
+- a GC or why-extract report belongs to the map that kept none of the sections it removed
+  and lists its plain objects (the binary's own; lld and mold maps leave out archive
+  members collected whole), ties broken by file name (`app.gc.txt` and `app.map`), then
+  by how many of its files the map lists, then by linker;
 - a binary is a link's when the map names it as output, when it is the artifact of (or
   named like) the link's target, when it has the build-id of a binary already tied, or
   when its section table holds every input section the map placed (addresses and sizes),
@@ -151,26 +152,48 @@ def _pick(candidates: list[int], scores: Sequence[tuple[int, ...]]) -> int | Non
     return top[0] if len(top) == 1 else None
 
 
+def _kept(m: LinkMap) -> set[tuple[str, str]]:
+    """(file, section) of every input section the map kept."""
+    return {(i.file, x.name) for i in m.inputs for x in i.sections if x.size}
+
+
 def _report_scores(
-    maps: Sequence[LinkMap], files: set[str], path: str, linker: str
+    maps: Sequence[LinkMap],
+    kept: Sequence[set[tuple[str, str]]],
+    removed: set[tuple[str, str]],
+    files: set[str],
+    path: str,
+    linker: str,
 ) -> list[tuple[int, ...]]:
+    """Per map, best first when larger: no section the report removed is one the map
+    kept; the report's plain objects (the binary's own, not archive members: lld and mold
+    maps leave out members every section of which was collected) are the map's inputs;
+    the file names match; more of the report's files are the map's; the same linker."""
     out: list[tuple[int, ...]] = []
-    for m in maps:
+    for m, keep in zip(maps, kept, strict=True):
         names = {i.file for i in m.inputs} | {p for p, _ in m.loaded}
         names |= {i.archive for i in m.inputs if i.archive}
-        hit = len(files & names)
+        hits = files & names
+        plain = sum(1 for f in hits if not f.endswith(")"))
+        contradictions = len(removed & keep)
         same_name = int(_stem(path) == _stem(m.path))
         same_linker = int(bool(linker) and (linker == m.linker or m.linker in linker.split("/")))
-        out.append((hit, same_name, same_linker))
+        out.append((-contradictions, plain, same_name, len(hits), same_linker))
     return out
 
 
 def _tie_report(
-    maps: Sequence[LinkMap], files: set[str], path: str, linker: str
+    maps: Sequence[LinkMap],
+    kept: Sequence[set[tuple[str, str]]],
+    removed: set[tuple[str, str]],
+    files: set[str],
+    path: str,
+    linker: str,
 ) -> tuple[int | None, str]:
-    """The map a report with `files` belongs to, or None and why not."""
-    scores = _report_scores(maps, files, path, linker)
-    cands = [k for k, s in enumerate(scores) if s[0] > 0 or not files]
+    """The map a report naming `files` (and removing `removed`) belongs to, or None and
+    why not."""
+    scores = _report_scores(maps, kept, removed, files, path, linker)
+    cands = [k for k, s in enumerate(scores) if s[3] > 0 or not files]
     if not cands:
         return None, "names no file of any map given"
     k = _pick(cands, scores)
@@ -220,15 +243,19 @@ class _Tying:
     notes: list[str] = field(default_factory=list)
 
     def reports(self, gcs: list[GcReport], whys: list[WhyExtract]) -> None:
+        kept = [_kept(m) for m in self.maps] if gcs else []
         for g in gcs:
-            k, why = _tie_report(self.maps, {e.file for e in g.entries}, g.path, g.linker)
+            removed = {(e.file, e.section) for e in g.entries}
+            files = {e.file for e in g.entries}
+            k, why = _tie_report(self.maps, kept, removed, files, g.path, g.linker)
             if k is None:
                 self.loose.append(Unattributed(g.path, "gc report", why))
             else:
                 self.gc.setdefault(k, []).append(g)
         for w in whys:
             files = {e.extracted for e in w.entries} | {e.reference for e in w.entries}
-            k, why = _tie_report(self.maps, files, w.path, "lld")
+            none: list[set[tuple[str, str]]] = [set() for _ in self.maps]
+            k, why = _tie_report(self.maps, none, set(), files, w.path, "lld")
             if k is None:
                 self.loose.append(Unattributed(w.path, "why-extract report", why))
             else:
