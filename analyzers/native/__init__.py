@@ -11,12 +11,13 @@ from collections.abc import Iterator
 
 from slim.model.context import AnalysisContext, has_native_code
 from slim.model.findings import Finding
-from slim.model.native import ElfFile, GcReport, LinkMap, WhyExtract
+from slim.model.linkage import Linkage
+from slim.model.native import ElfFile, LinkMap
 from slim.model.ownership import Ownership
 from slim.model.plugin import AnalyzerSpec
 
 from . import slim002_unreferenced, slim004_unused_shared
-from ._link_view import by_rank, is_binary, map_matches, view
+from ._link_view import by_rank, is_binary, view
 from .slim002_unreferenced import UNREFERENCED
 from .slim004_unused_shared import UNUSED_SHARED
 
@@ -28,16 +29,15 @@ class NativeSymbolsAnalyzer:
         g = ctx.graph
         own = Ownership.of(g)
         maps = ctx.facts.of(LinkMap)
-        gcs = ctx.facts.of(GcReport)
-        whys = ctx.facts.of(WhyExtract)
         elfs = ctx.facts.of(ElfFile)
         closure = set(ctx.closure.tolist())
-        views = [view(m, own, gcs, whys) for m in maps]
-        mine = by_rank([v for v in views if map_matches(v, ctx.root, own, g)])
+        linkage = Linkage.of(g, ctx.facts, own)
+        mine = by_rank([view(lk, own) for lk in linkage.links_of(ctx.root)])
         if maps and not mine and is_binary(ctx.root_target.kind):
             yield slim002_unreferenced.not_checked(ctx, maps)
         if mine:
-            yield from slim002_unreferenced.findings(ctx, own, mine, elfs, closure)
+            loose = linkage.unattributed_binaries()
+            yield from slim002_unreferenced.findings(ctx, own, mine, elfs, closure, loose)
         yield from slim004_unused_shared.findings(ctx, own, elfs, mine, closure)
 
 

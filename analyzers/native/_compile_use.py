@@ -5,46 +5,34 @@ facts: exactly what the compiler read), the `ninja_headers` attrs a `ninja -t de
 input leaves on targets, and, with a workspace, a static `#include` scan of a target's
 sources resolved against its include directories (the CMake file API's compile groups,
 Bazel `includes`, the including file's directory, the workspace root), followed into
-the headers it finds. A header belongs to the targets listing it as a source/header, else
-to the targets of the deepest package directory holding it, else to the targets whose
-include directories hold it. Paths are made workspace-relative; files outside every known
-root (system headers) belong to nobody.
+the headers it finds. Who provides a header is `_header_owners`' job. Paths are made
+workspace-relative; files outside every known root (system headers) belong to nobody.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slim.model.compile import CompileDeps
+from slim.model.compile import CompileDeps, CompiledObject
 from slim.model.findings import Evidence
 from slim.model.graph import BuildGraph
 from slim.model.ownership import Ownership, source_path
 
+from ._header_owners import HeaderOwners
 from ._link_view import ANALYZER
+from ._propagation import exported_dirs
 
 C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", ".h")
 C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
 _INCLUDE = re.compile(r'^\s*#\s*(?:include|import|include_next)\s*([<"])([^>"]+)[>"]')
 _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
-_NOT_OWNERS = frozenset(
-    {"", "source file", "generated file", "custom", "filegroup", "package_group"}
-)
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
-
-
-def _package_dir(label: str) -> str:
-    """`//a/b:x` -> `a/b`; `@r//a:x` -> `external/r/a` (where Bazel puts its sources)."""
-    repo, _, rest = label.partition("//")
-    pkg = rest.partition(":")[0]
-    repo = repo.lstrip("@")
-    return f"external/{repo}/{pkg}".rstrip("/") if repo else pkg
 
 
 @dataclass(frozen=True)
@@ -90,8 +78,12 @@ class CompileIndex:
         self.roots = sorted(roots, key=len, reverse=True)
         self.by_target: dict[int, TargetCompile] = {}
         self.unowned: list[str] = []
+        self.foreign: list[str] = []
+        """Objects compiled from a source outside the workspace and every source root
+        (evidence of another tree): their target's compile is not known from it."""
         self.given = False
         seen: set[str] = set()
+        strangers: set[int] = set()
         for d in deps:
             if d.path in seen:
                 continue
@@ -99,24 +91,15 @@ class CompileIndex:
             self.given = True
             how = "depfile" if d.format == "depfile" else "ninja -t deps"
             for o in d.objects:
-                t = own.artifact_owner(o.output)
-                if t is None:
-                    t = own.source_owner(self.rel(o.source) or o.source)
-                if t is None:
-                    self.unowned.append(o.output)
-                    continue
-                tc = self.by_target.setdefault(t, TargetCompile(how))
-                src = self.rel(o.source) or o.source
-                for h in o.headers:
-                    rel = self.rel(h)
-                    if rel is not None:
-                        ev = Evidence(
-                            d.path, f"{o.output}: {o.source} read {h}", o.line, None, ANALYZER
-                        )
-                        tc.headers.append(HeaderUse(rel, src, ev))
+                t = self._record(d, how, o)
+                if t is not None:
+                    strangers.add(t)
+        for t in strangers:
+            self.by_target.pop(t, None)
         self._ninja_attrs()
-        self._path_owner: dict[str, set[int]] | None = None
-        self._pkg_owner: dict[str, set[int]] | None = None
+        self.headers = HeaderOwners(
+            graph, self.declared_dirs, self._exact_readers, self._exported_at
+        )
         self._scan_cache: dict[str, tuple[list[tuple[str, int, str, str]], bool]] = {}
 
     def _ninja_attrs(self) -> None:
@@ -155,38 +138,6 @@ class CompileIndex:
             p = p[3:]
         return None if p in (".", "") else p
 
-    # -- ownership -----------------------------------------------------------------------
-    def _index(self) -> None:
-        self._path_owner = defaultdict(set)
-        self._pkg_owner = defaultdict(set)
-        for t in self.g.targets():
-            if t.kind in _NOT_OWNERS or t.kind.startswith(("py_", "python_")):
-                continue
-            for s in t.srcs:
-                self._path_owner[source_path(s)].add(t.id)
-            hdrs = t.attrs.get("hdrs")
-            if isinstance(hdrs, tuple):
-                for h in hdrs:
-                    self._path_owner[source_path(str(h))].add(t.id)
-            self._pkg_owner[_package_dir(t.label)].add(t.id)
-
-    def owners(self, header: str) -> set[int]:
-        if self._path_owner is None:
-            self._index()
-        assert self._path_owner is not None
-        assert self._pkg_owner is not None
-        hit = self._path_owner.get(header)
-        if hit:
-            return set(hit)
-        d = posixpath.dirname(header)
-        while True:
-            hit = self._pkg_owner.get(d)
-            if hit:
-                return set(hit)
-            if not d:
-                return set()
-            d = posixpath.dirname(d)
-
     # -- per target ----------------------------------------------------------------------
     def of(self, t: int) -> TargetCompile | None:
         """The target's compile evidence (a scan of its sources when nothing else is
@@ -204,21 +155,60 @@ class CompileIndex:
         tc = self.by_target[t] = self._scan(tgt.id, srcs)
         return tc
 
-    def _include_dirs(self, t: int) -> list[str]:
+    def _record(self, d: CompileDeps, how: str, o: CompiledObject) -> int | None:
+        """Charge one compiled object's headers to its target; the target when the object
+        was compiled from outside every known root (its evidence is then not used)."""
+        t = self.own.artifact_owner(o.output)
+        if t is None:
+            t = self.own.source_owner(self.rel(o.source) or o.source)
+        if t is None:
+            self.unowned.append(o.output)
+            return None
+        src = self.rel(o.source)
+        if src is None and posixpath.isabs(o.source.replace("\\", "/")):
+            self.foreign.append(o.output)
+            return t
+        tc = self.by_target.setdefault(t, TargetCompile(how))
+        for h in o.headers:
+            rel = self.rel(h)
+            if rel is not None:
+                ev = Evidence(d.path, f"{o.output}: {o.source} read {h}", o.line, None, ANALYZER)
+                tc.headers.append(HeaderUse(rel, src or o.source, ev))
+        return None
+
+    def _exported_at(self, path: str, line: int) -> bool | None:
+        dirs = [Path(r) for r in self.roots]
+        return exported_dirs(dirs, path, line)
+
+    def _exact_readers(self) -> dict[str, set[int]]:
+        """Header -> the targets whose compiles read it (depfiles, `ninja -t deps`)."""
+        out: dict[str, set[int]] = {}
+        for t, tc in self.by_target.items():
+            if tc.exact:
+                for h in tc.headers:
+                    out.setdefault(h.header, set()).add(t)
+        return out
+
+    def declared_dirs(self, t: int) -> list[str]:
+        """The workspace include directories `t` compiles with (CMake compile groups,
+        SYSTEM ones too; Bazel `includes`)."""
         tgt = self.g.target(t)
         dirs: list[str] = []
-        inc = tgt.attrs.get("include_dirs")
-        if isinstance(inc, tuple):
-            for d in inc:
-                r = self.rel(str(d)) if str(d).startswith("/") else str(d)
-                if r is not None:
-                    dirs.append("" if r == "." else r)
+        for attr in ("include_dirs", "system_include_dirs"):
+            inc = tgt.attrs.get(attr)
+            if isinstance(inc, tuple):
+                for d in inc:
+                    r = self.rel(str(d)) if str(d).startswith("/") else str(d)
+                    if r is not None:
+                        dirs.append("" if r == "." else r)
         bazel = tgt.attrs.get("includes")
         if isinstance(bazel, tuple):
             for d in bazel:
                 dirs.append(posixpath.normpath(posixpath.join(tgt.package, str(d))))
-        dirs.append("")
         return list(dict.fromkeys(dirs))
+
+    def _include_dirs(self, t: int) -> list[str]:
+        return list(dict.fromkeys([*self.declared_dirs(t), ""]))
 
     def _scan(self, t: int, srcs: list[str]) -> TargetCompile:
         assert self.workspace is not None

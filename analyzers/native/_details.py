@@ -24,6 +24,10 @@ class LinkDetails(FlatDetails):
     scan, or "" (none given)."""
     header_uses: tuple[str, ...] = ()
     """`source includes header` rows that make the edge needed to compile."""
+    idle_initializers: str = ""
+    """Static initializers of its objects that cannot run in this link (no member of the
+    archive linked, nothing links it whole): removable only with compile-time evidence
+    that no header of it is used either."""
     consumers_checked: tuple[str, ...] = ()
     consumers_not_checked: tuple[str, ...] = ()
     consumers_using: tuple[str, ...] = ()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext
@@ -24,6 +23,7 @@ from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
 from ._link_view import ANALYZER, is_native, link_use, links, views_of
+from ._propagation import Propagation
 
 #: Dependants of one edge scanned for #include at most (depfiles have no such limit).
 MAX_SCANNED_USERS = 200
@@ -32,14 +32,6 @@ COMPILE_HINT = (
     "pass --compile with `ninja -C build -t deps > deps.txt` (Ninja) or the compiler's "
     "depfiles (-MD; a directory of *.d), or --workspace for a static #include scan"
 )
-_TLL_KEYWORDS = {
-    "PUBLIC": "PUBLIC",
-    "PRIVATE": "PRIVATE",
-    "INTERFACE": "INTERFACE",
-    "LINK_PUBLIC": "PUBLIC",
-    "LINK_PRIVATE": "PRIVATE",
-    "LINK_INTERFACE_LIBRARIES": "INTERFACE",
-}
 
 
 @dataclass
@@ -51,6 +43,7 @@ class EdgeEvidence:
     own: Ownership
     compile: CompileIndex
     consumers: dict[int, Facts | None]
+    propagation: Propagation
 
     @staticmethod
     def load(ctx: AnalysisContext, own: Ownership, closure: set[int]) -> EdgeEvidence:
@@ -65,7 +58,8 @@ class EdgeEvidence:
         for f in consumers.values():
             if f is not None:
                 deps.extend(f.of(CompileDeps))
-        return EdgeEvidence(ctx, own, CompileIndex(g, own, deps, ctx.options.workspace), consumers)
+        cidx = CompileIndex(g, own, deps, ctx.options.workspace)
+        return EdgeEvidence(ctx, own, cidx, consumers, Propagation(ctx))
 
     def edge_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
         """A link-unreferenced edge `a -> n`: kept when a compile reads `n`'s headers, not
@@ -80,6 +74,18 @@ class EdgeEvidence:
             return use.header_only(ctx.root_label, g.labels[a], dep, link, details)
         if use.unknown:
             return self._compile_unknown(dep, use.unknown, link, details)
+        if link.details.idle_initializers and not use.exact:
+            msg = (
+                f"{dep} contributes nothing to {ctx.root_label}'s link and "
+                f"{link.details.idle_initializers.removeprefix('its objects carry ')} that "
+                "cannot run here, but only a static #include scan says that no header of it "
+                "is used (a header of a library with initializers is how such edges turn "
+                f"out needed). Not proposed for removal without exact compile-time evidence "
+                f"({COMPILE_HINT.split(', or --workspace')[0]})."
+            )
+            return Verdict(
+                "unreferenced-unsafe", msg, Confidence.LOW, False, link.evidence, None, details
+            )
         ev = [
             *link.evidence,
             Evidence(
@@ -120,6 +126,13 @@ class EdgeEvidence:
                 f" Ownership unknown for {len(stray)} compiled object(s) of the compile "
                 f"evidence given (no target of the graph owns {', '.join(sorted(stray)[:3])})."
             )
+        foreign = self.compile.foreign
+        if foreign:
+            msg += (
+                f" {len(foreign)} compiled object(s) of the compile evidence were compiled "
+                f"from outside the workspace and the graph's source directories "
+                f"({', '.join(sorted(foreign)[:3])}): evidence of another tree is not used."
+            )
         return Verdict(
             "unreferenced",
             msg,
@@ -137,39 +150,19 @@ class EdgeEvidence:
         (PUBLIC/INTERFACE, the plain signature, or a declaring line that cannot be read);
         None for a PRIVATE edge, a library nothing depends on, or a non-CMake graph."""
         g = self.ctx.graph
-        attrs = g.target(a).attrs
-        if "cmake_type" not in attrs:
+        if "cmake_type" not in g.target(a).attrs:
             return None
         if len(g.reverse_closure([a], BUILD_KINDS)) <= 1:
             return None
-        dep = g.labels[n]
-        vis = attrs.get("link_visibility")
-        if isinstance(vis, tuple):
-            for row in vis:
-                label, _, kind = str(row).rpartition(" ")
-                if label == dep:
-                    return None if kind == "PRIVATE" else f"is declared {kind}"
-        loc = g.edge_location(a, n)
-        if loc is None:
-            return "has no declaring line to read its visibility from"
-        name = str(g.target(n).attrs.get("cmake_name") or dep.rsplit(":", 1)[-1])
-        declared = _declared_visibility(self._source_dirs(a), loc.path, loc.line or 0, name)
-        if declared == "PRIVATE":
+        kw = self.propagation.keyword(a, n)
+        if kw.keyword == "PRIVATE":
             return None
-        if declared is None:
-            return f"is declared at {loc} (not readable here, so its visibility is unknown)"
-        if declared == "":
-            return f"is declared at {loc} without a keyword (the plain signature is transitive)"
-        return f"is declared {declared} at {loc}"
-
-    def _source_dirs(self, a: int) -> list[Path]:
-        out = []
-        if self.ctx.options.workspace is not None:
-            out.append(Path(self.ctx.options.workspace))
-        root = self.ctx.graph.target(a).attrs.get("source_root")
-        if isinstance(root, str) and root:
-            out.append(Path(root))
-        return out
+        if kw.keyword is None:
+            return f"has an unknown keyword ({kw.where})"
+        at = f" {kw.where}" if kw.where else ""
+        if kw.keyword == "":
+            return f"is declared{at} without a keyword (the plain signature is transitive)"
+        return f"is declared {kw.keyword}{at}"
 
     def _consumers_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
         """`a -> n` is a library's edge: who else links `a`, and whether any of them uses
@@ -250,6 +243,11 @@ class _CompileUse:
     unknown: list[str]
     how: str
 
+    @property
+    def exact(self) -> bool:
+        """Depfiles or `ninja -t deps` for every compile looked at (no static scan)."""
+        return bool(self.how) and "static" not in self.how
+
     @staticmethod
     def of(ev: EdgeEvidence, a: int, n: int) -> _CompileUse:
         ctx = ev.ctx
@@ -273,7 +271,7 @@ class _CompileUse:
                 unknown.append(g.labels[u])
                 continue
             hows.add(tc.how)
-            used.extend(_header_uses(ev, a, n, u, tc, brought))
+            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown))
             if not tc.exact and tc.unresolved:
                 shown = "; ".join(tc.unresolved[:3])
                 unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
@@ -287,7 +285,7 @@ class _CompileUse:
         for _, what, hev in self.used:
             seen.setdefault(what, hev)
         rows = list(seen)
-        exact = "static" not in self.how
+        exact = self.exact
         msg = (
             f"{dep} contributes no code to {root}'s link, but it is needed to "
             f"compile: {rows[0]}"
@@ -307,29 +305,48 @@ class _CompileUse:
 
 
 def _header_uses(
-    ev: EdgeEvidence, a: int, n: int, u: int, tc: TargetCompile, brought: set[int]
+    ev: EdgeEvidence,
+    cut: tuple[int, int],
+    u: int,
+    tc: TargetCompile,
+    brought: set[int],
+    unknown: list[str],
 ) -> list[tuple[int, str, Evidence]]:
-    """The headers `u`'s compile reads that only `n` (or what it brings) provides."""
+    """The headers `u`'s compile reads that only `n` (or what it brings) provides once
+    `cut` (`a -> n`) is gone; headers nobody is known to provide go to `unknown`."""
     g = ev.ctx.graph
-    direct = {e.dep for e in g.out_edges(u, CODE_KINDS)}
-    if u == a:
-        direct.discard(n)
+    owners = ev.compile.headers
+    kept = ev.propagation.kept(u, cut)
     out = []
+    stray: list[str] = []
     for h in tc.headers:
-        owners = ev.compile.owners(h.header) & brought
-        owners -= direct | {u}
-        if owners:
-            out.append((u, _header_row(g.labels, a, n, u, h, owners), h.evidence))
+        prov = owners.providers(h.header)
+        from_n = prov.targets & brought if prov is not None else frozenset()
+        if prov is None or (prov.guessed and not from_n):
+            stray.append(f"{h.source} reads {h.header}")
+            continue
+        if not from_n:
+            continue
+        still: set[int] = set() if prov.guessed else set(prov.targets & kept)
+        if prov.include_dir is not None:
+            d = prov.include_dir
+            still = {p for p in still if p == u or owners.exports(p, d)}
+        if not still:
+            out.append((u, _header_row(g.labels, cut, u, h, set(from_n), prov.rule), h.evidence))
+    if stray:
+        shown = "; ".join(sorted(set(stray))[:3])
+        unknown.append(f"{g.labels[u]} (no target of the graph is known to provide: {shown})")
     return out
 
 
 def _header_row(
-    labels: Sequence[str], a: int, n: int, u: int, h: HeaderUse, owners: set[int]
+    labels: Sequence[str], cut: tuple[int, int], u: int, h: HeaderUse, owners: set[int], rule: str
 ) -> str:
+    a, n = cut
     via = sorted(labels[o] for o in owners)
     what = f"{h.source} includes {h.header}"
     if via != [labels[n]]:
-        what += f" (owned by {', '.join(via)})"
+        what += f" (provided by {', '.join(via)}: {rule})"
     if u != a:
         what = f"{labels[u]}: {what}"
     return what
@@ -351,27 +368,3 @@ def _compiles(ctx: AnalysisContext, u: int) -> bool:
     if srcs:
         return any(s.endswith(C_SUFFIXES) for s in srcs)
     return is_native(t) or links(t.kind)
-
-
-def _declared_visibility(dirs: list[Path], path: str, line: int, name: str) -> str | None:
-    """The keyword in force for `name` in the `target_link_libraries(...)` call starting at
-    `path:line` ("" for the plain signature); None when the file cannot be read."""
-    for d in dirs:
-        f = d / path
-        try:
-            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        if not 0 < line <= len(lines):
-            continue
-        text = " ".join(lines[line - 1 : line + 40])
-        text = text.split(")", 1)[0].partition("(")[2]
-        words = [w.strip('"') for w in text.replace("\t", " ").split()]
-        current = ""
-        for w in words[1:]:
-            if w in _TLL_KEYWORDS:
-                current = _TLL_KEYWORDS[w]
-            elif w == name or w.replace("::", "__") == name:
-                return current
-        return current
-    return None

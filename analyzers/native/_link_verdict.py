@@ -10,6 +10,7 @@ static initializers, weak symbols); and the verdict those give.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from slim.model.findings import Confidence, Evidence, Saving
@@ -17,7 +18,7 @@ from slim.model.graph import Target
 from slim.model.native import ElfFile, demangle
 
 from ._details import LinkDetails
-from ._link_view import ANALYZER, MapView
+from ._link_view import ANALYZER, MapView, is_member, residue
 
 #: Weak references every gcc/glibc program carries; they say nothing about the deps.
 RUNTIME_WEAK = (
@@ -32,6 +33,10 @@ RUNTIME_WEAK = (
     "__deregister_frame_info",
     "__tls_get_addr",
 )
+#: Weak references the C++ runtime itself resolves (libstdc++ references
+#: __cxa_pure_virtual weakly in every binary bfd, gold and lld link): no library's absence
+#: is hidden behind one, unless the library's archive shows it defines it.
+RUNTIME_PROVIDED = frozenset({"__cxa_pure_virtual", "__cxa_deleted_virtual"})
 _BLIND_MAPS = (
     "the map (lld/mold, no --cref, no GC report) cannot tell a library that was "
     "never extracted from one that was extracted by a reference and then "
@@ -61,6 +66,8 @@ class _MapsShow:
     """Another input references a symbol it defines (`--cref`)."""
     extracted: bool = False
     """A member was extracted (then garbage-collected: nothing of it was kept)."""
+    direct: bool = False
+    """Objects of it are on the link line (an object library), every section collected."""
     missing: list[str] = field(default_factory=list)
     """The flags that would have told more."""
     blind: int = 0
@@ -76,20 +83,32 @@ def _member_rows(v: MapView, n: int, show: _MapsShow) -> None:
     for path, line in v.loaded.get(n, ()):
         show.row(m.path, f"LOAD {path} (given to the linker)", line)
     for i in v.inputs.get(n, ()):
-        show.extracted = True
+        if is_member(i.file):
+            show.extracted = True
+        else:
+            show.direct = True
+            left = residue(i)
+            what = f"{i.file} is on the link line; --gc-sections collected all of its code and data"
+            show.row(
+                m.path,
+                what + (f" (left: {', '.join(left[:4])}, not use)" if left else ""),
+                i.line or None,
+            )
         if i.pulled_by is not None:
             what = f"{i.file} extracted for {i.pulled_by.file} ({i.pulled_by.symbol})"
             show.row(m.path, what, i.pulled_by.line)
         for s in i.discarded[:5]:
             what = f"discarded {s.name} {s.size:#x} {s.file}"
             show.row(m.path, what, s.line)
-    for file, ref, sym, line in v.extracted.get(n, ())[:5]:
+    for file, ref, sym, line, why in v.extracted.get(n, ())[:5]:
         show.extracted = True
-        show.row(m.path, f"{ref}\t{file}\t{sym} (why-extract)", line)
-    for file, sec, line in v.gc.get(n, ())[:5]:
-        show.extracted = True
-        what = f"removing unused section {file}:({sec})"
-        show.row(m.path, what, line)
+        show.row(why, f"{ref}\t{file}\t{sym} (why-extract)", line)
+    for file, sec, line, gc in v.gc.get(n, ())[:5]:
+        if is_member(file):
+            show.extracted = True
+        else:
+            show.direct = True
+        show.row(gc, f"removing unused section {file}:({sec})", line)
 
 
 def _reference_rows(v: MapView, n: int, show: _MapsShow) -> None:
@@ -146,19 +165,21 @@ def _registration(t: Target, views: list[MapView]) -> list[str]:
     return out
 
 
-def _object_hazards(
-    t: Target, objs: list[ElfFile], binary_weak_undef: set[str], evidence: list[Evidence]
-) -> list[str]:
-    """What the library's own objects (and the binary's weak references) make unsafe:
-    static initializers, weak definitions, a weak reference it may be the provider of."""
-    out = []
+def _initializers(objs: list[ElfFile], evidence: list[Evidence]) -> str:
+    """The library's objects carrying static initializers ("" when none)."""
     ctor_objs = sorted(o.path for o in objs if o.has_static_init)
-    if ctor_objs:
-        out.append(f"its objects carry static initializers ({', '.join(ctor_objs[:3])})")
-        evidence.extend(
-            Evidence(p, ".init_array/.ctors section present", None, 0, ANALYZER)
-            for p in ctor_objs[:3]
-        )
+    if not ctor_objs:
+        return ""
+    evidence.extend(
+        Evidence(p, ".init_array/.ctors section present", None, 0, ANALYZER) for p in ctor_objs[:3]
+    )
+    return f"its objects carry static initializers ({', '.join(ctor_objs[:3])})"
+
+
+def _object_hazards(t: Target, objs: list[ElfFile], binary_weak_undef: set[str]) -> list[str]:
+    """What the library's own objects (and the binary's weak references) make unsafe:
+    weak definitions, a weak reference it may be the provider of."""
+    out = []
     weak_defs = sorted(set().union(*(o.weak_defined for o in objs))) if objs else []
     if weak_defs:
         shown = ", ".join(demangle(weak_defs[:3]))
@@ -170,8 +191,10 @@ def _object_hazards(
             f"the binary references {', '.join(demangle(weak_refs[:3]))} weakly; "
             "a weak reference does not extract archive members"
         )
-    elif binary_weak_undef and not objs:
-        shown = ", ".join(demangle(sorted(binary_weak_undef)[:3]))
+    elif (
+        unknown := sorted(w for w in binary_weak_undef if w not in RUNTIME_PROVIDED)
+    ) and not objs:
+        shown = ", ".join(demangle(unknown[:3]))
         out.append(
             f"the binary references {shown} weakly and nothing defines it; without "
             f"{t.label}'s archive (--binary) it cannot be ruled out that it is the provider"
@@ -185,15 +208,20 @@ def link_verdict(
     views: list[MapView],
     objs: list[ElfFile],
     binary_weak_undef: set[str],
+    strays: Sequence[str] = (),
 ) -> Verdict:
     """SLIM002 for library `t` in the link of `root_label` (its maps `views`, the most
-    telling first; `objs`: its own objects or archive members given with --binary)."""
+    telling first; `objs`: its own objects or archive members given with --binary;
+    `strays`: linked inputs no target of the root's closure owns)."""
     n = t.id
     show = _maps_show(views, n)
     blockers = [_BLIND_MAPS] if show.blind and show.blind == len(views) else []
     blockers += _registration(t, views)
     evidence = show.evidence
-    blockers += _object_hazards(t, objs, binary_weak_undef, evidence)
+    blockers += _object_hazards(t, objs, binary_weak_undef)
+    ctors = _initializers(objs, evidence)
+    if ctors and (show.direct or blockers):
+        blockers.append(ctors)
     missing = show.missing
     if not objs:
         missing.append(
@@ -211,13 +239,44 @@ def link_verdict(
     )
     if show.referenced or show.extracted:
         return _discarded_by_gc(root_label, t, show.referenced, evidence, details)
+    unmatched = t.attrs.get("unmatched_export")
+    if isinstance(unmatched, str):
+        why = (
+            f"only {unmatched} describes it, and the graph exports do not line up (see the "
+            "notes): which of their targets owns which archive, and which edge the build "
+            "files declare, cannot be told"
+        )
+        return _ownership_unknown(root_label, t, why, evidence, details)
+    if not any(v.mentions(n) for v in views) and strays:
+        return _ownership_unknown(
+            root_label, t, _strays_text(root_label, strays), evidence, details
+        )
     if blockers:
         msg = (
             f"{t.label} contributes nothing to {root_label}'s link, but it is not safe "
             f"to remove: {'; '.join(blockers)}."
         )
         return Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, evidence, None, details)
+    if ctors:
+        details = dataclasses.replace(details, idle_initializers=ctors)
     return _unreferenced(root_label, t, objs, missing, evidence, details)
+
+
+def _strays_text(root_label: str, strays: Sequence[str]) -> str:
+    shown = ", ".join(strays[:3]) + (f" and {len(strays) - 3} more" if len(strays) > 3 else "")
+    return (
+        f"{len(strays)} input(s) linked into {root_label} ({shown}) belong to no target of "
+        f"{root_label}'s closure in the graph, so the map cannot show that none of them is "
+        "its code (a graph that does not line up with the build that wrote the map?)"
+    )
+
+
+def _ownership_unknown(
+    root_label: str, t: Target, why: str, evidence: list[Evidence], details: LinkDetails
+) -> Verdict:
+    """What the map links cannot be charged to targets for sure: `t`'s code may be there."""
+    msg = f"{t.label}: ownership unknown: {why}. Not proposed for removal."
+    return Verdict("unreferenced-unsafe", msg, Confidence.LOW, False, evidence, None, details)
 
 
 def _discarded_by_gc(
@@ -253,6 +312,12 @@ def _unreferenced(
     """Nothing of `t` is in the link and nothing makes the cut unsafe: removable."""
     conf = Confidence.HIGH if not missing else Confidence.MEDIUM
     msg = f"{t.label} contributes no code and no referenced symbol to {root_label}."
+    if details.idle_initializers:
+        msg += (
+            f" {details.idle_initializers[0].upper()}{details.idle_initializers[1:]}, which "
+            "cannot run here: no member of its archive is in the link (an initializer runs "
+            "only with its member, and nothing links it whole)."
+        )
     if missing:
         msg += f" Not certain without {'; '.join(sorted(set(missing)))}."
     archive = sum(o.size for o in objs)

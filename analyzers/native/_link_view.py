@@ -1,6 +1,7 @@
-"""Linker maps joined to the build graph: each map's inputs, loads, cross references, GC
-and why-extract rows charged to the targets that own them, which maps are a binary's own,
-and which ELF files are the root binary.
+"""Linker maps joined to the build graph: each link's (`slim.model.linkage`) inputs, loads,
+cross references, GC and why-extract rows charged to the targets that own them, the
+inputs nobody in the graph owns, which links are a binary's own, and which ELF files are
+the root binary.
 
 Every native rule reads these views: SLIM002 asks what one library contributed to a link
 (and to the other binaries that link it), SLIM004 which ELF files are the root's.
@@ -9,6 +10,7 @@ Every native rule reads these views: SLIM002 asks what one library contributed t
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -16,7 +18,8 @@ from dataclasses import dataclass, field
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.graph import BuildGraph, Target
-from slim.model.native import ElfFile, GcReport, LinkInput, LinkMap, WhyExtract
+from slim.model.linkage import LINKING_KINDS, Link, Linkage
+from slim.model.native import ElfFile, LinkInput, LinkMap
 from slim.model.ownership import Ownership
 
 ANALYZER = "analyzer:native_symbols"
@@ -38,15 +41,6 @@ NATIVE_KINDS = frozenset(
     }
 )
 BINARY_KINDS = ("_binary", "_test", "EXECUTABLE", "executable")
-#: Targets whose link takes a library's edges with it (a map of each is the evidence).
-LINKING_KINDS: tuple[str, ...] = (
-    "_binary",
-    "_test",
-    "executable",
-    "shared_library",
-    "module_library",
-)
-LINKING_KINDS += ("cc_shared_library", "EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY")
 CODE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".s", ".S", ".asm", ".o", ".a", ".m")
 SHARED_SUFFIXES = (".so", ".dylib", ".ifso")
 # How sure each linker's map is that an archive with nothing extracted was on the link line.
@@ -88,15 +82,22 @@ class MapView:
     """One map joined to the graph: inputs and evidence per owning target."""
 
     map: LinkMap
+    link: Link | None = None
     inputs: dict[int, list[LinkInput]] = field(default_factory=lambda: defaultdict(list))
     loaded: dict[int, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
-    gc: dict[int, list[tuple[str, str, int]]] = field(default_factory=lambda: defaultdict(list))
-    extracted: dict[int, list[tuple[str, str, str, int]]] = field(
+    gc: dict[int, list[tuple[str, str, int, str]]] = field(
         default_factory=lambda: defaultdict(list)
     )
+    """(file, section, line, report path) per owner."""
+    extracted: dict[int, list[tuple[str, str, str, int, str]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    """(extracted, reference, symbol, line, report path) per owner."""
     refs: dict[int, list[tuple[str, str, int]]] = field(default_factory=lambda: defaultdict(list))
     whole: set[int] = field(default_factory=set)
     shared_owners: set[int] = field(default_factory=set)
+    unowned: list[LinkInput] = field(default_factory=list)
+    """Linked inputs of the build tree (relative paths) no target of the graph owns."""
     gc_given: bool = False
     why_given: bool = False
 
@@ -122,6 +123,8 @@ def _join_inputs(v: MapView, owner: Owner) -> None:
         o = owner(i.file)
         if o is not None:
             v.inputs[o].append(i)
+        elif not posixpath.isabs(i.file.replace("\\", "/")):
+            v.unowned.append(i)
     for path, line in m.loaded:
         o = owner(path)
         if o is not None:
@@ -147,63 +150,42 @@ def _join_xref(v: MapView, owner: Owner) -> None:
                 v.refs[d].append((x.symbol, r, x.line))
 
 
-def _join_gc(v: MapView, owner: Owner, gcs: Iterable[GcReport], files: set[str]) -> None:
-    """`--print-gc-sections` reports of this link (one naming an input of the map)."""
-    for g in gcs:
-        if not any(e.file in files for e in g.entries):
-            continue
+def _join_gc(v: MapView, owner: Owner, link: Link) -> None:
+    """The `--print-gc-sections` reports of this link."""
+    for g in link.gc:
         v.gc_given = True
         for e in g.entries:
             o = owner(e.file)
             if o is not None:
-                v.gc[o].append((e.file, e.section, e.line))
+                v.gc[o].append((e.file, e.section, e.line, g.path))
 
 
-def _join_why(v: MapView, owner: Owner, whys: Iterable[WhyExtract], files: set[str]) -> None:
-    """lld `--why-extract` reports of this link (one naming an input of the map)."""
-    for w in whys:
-        if not any(e.reference in files or e.extracted in files for e in w.entries):
-            continue
+def _join_why(v: MapView, owner: Owner, link: Link) -> None:
+    """The lld `--why-extract` reports of this link."""
+    for w in link.why:
         v.why_given = True
         for row in w.entries:
             o = owner(row.extracted)
             if o is not None:
-                v.extracted[o].append((row.extracted, row.reference, row.symbol, row.line))
+                v.extracted[o].append((row.extracted, row.reference, row.symbol, row.line, w.path))
 
 
-def view(m: LinkMap, own: Ownership, gcs: list[GcReport], whys: list[WhyExtract]) -> MapView:
-    """The map `m` and the GC/why-extract reports of its link, charged to their owners."""
-    v = MapView(m)
+def view(link: Link, own: Ownership) -> MapView:
+    """The link's map and reports, charged to their owners."""
+    v = MapView(link.map, link)
     owner = _cached_owner(own)
-    files = {i.file for i in m.inputs}
     _join_inputs(v, owner)
     _join_xref(v, owner)
-    _join_gc(v, owner, gcs, files)
-    _join_why(v, owner, whys, files)
+    _join_gc(v, owner, link)
+    _join_why(v, owner, link)
     return v
 
 
-def map_matches(v: MapView, root: int, own: Ownership, graph: BuildGraph) -> bool:
-    """Whether the map is `root`'s link: it lists an input `root` owns, or its output is
-    `root`'s artifact or named like it."""
-    if root in v.inputs:
-        return True
-    out = v.map.output
-    if out:
-        if own.artifact_owner(out) == root:
-            return True
-        if posixpath.basename(out) == graph.labels[root].rsplit(":", 1)[-1]:
-            return True
-    return False
-
-
 def views_of(facts: Facts | None, binary: int, own: Ownership, graph: BuildGraph) -> list[MapView]:
-    """The views of the maps among `facts` that are `binary`'s link."""
+    """The views of the links among `facts` that are `binary`'s."""
     if facts is None:
         return []
-    gcs, whys = facts.of(GcReport), facts.of(WhyExtract)
-    views = [view(m, own, gcs, whys) for m in facts.of(LinkMap)]
-    return [v for v in views if map_matches(v, binary, own, graph)]
+    return [view(lk, own) for lk in Linkage.of(graph, facts, own).links_of(binary)]
 
 
 def by_rank(views: list[MapView]) -> list[MapView]:
@@ -211,9 +193,39 @@ def by_rank(views: list[MapView]) -> list[MapView]:
     return sorted(views, key=lambda v: (-_LINKER_RANK.get(v.map.linker, 0), v.map.path))
 
 
+#: Sections that survive --gc-sections without any code of the input: the exception
+#: table of a collected function (gold, lld keep it), a COMDAT copy of the personality
+#: pointer, unwind and note data.
+RESIDUE = re.compile(
+    r"^(?:\.gcc_except_table|\.eh_frame|\.comment|\.note|\.debug|\.group"
+    r"|(?:\.data\.rel\.local\.|\.data\.rel\.ro\.local\.|\.data\.)?DW\.ref\.)"
+)
+
+
+def use_bytes(i: LinkInput) -> int:
+    """Bytes of `i` kept in the program, residue (`RESIDUE`) not counted."""
+    if not i.sections:
+        return i.kept_bytes
+    return min(i.kept_bytes, sum(s.size for s in i.sections if not RESIDUE.match(s.name)))
+
+
+def residue(i: LinkInput) -> list[str]:
+    """Names of the residue sections kept of `i` (in the program: none when it kept no
+    bytes)."""
+    if not i.kept_bytes:
+        return []
+    return [s.name for s in i.sections if s.size and RESIDUE.match(s.name)]
+
+
 def live(inputs: Iterable[LinkInput], linker: str) -> bool:
     """Something of it is in the program (MSVC maps carry no sizes: a listed public is)."""
-    return any(i.kept_bytes > 0 or (linker == "msvc" and i.sections) for i in inputs)
+    return any(use_bytes(i) > 0 or (linker == "msvc" and i.sections) for i in inputs)
+
+
+def is_member(path: str) -> bool:
+    """`lib.a(m.o)`: an archive member (extracted by a reference), not an object linked
+    because the command line names it."""
+    return path.endswith(")") and "(" in path
 
 
 def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None:
@@ -228,10 +240,10 @@ def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None
             return m.path, f"{i.file} is extracted (then garbage-collected)", i.line or None
         for sym, ref, line in v.refs.get(n, ())[:1]:
             return m.path, f"{sym} referenced by {ref} (--cref)", line
-        for file, _ref, sym, line in v.extracted.get(n, ())[:1]:
-            return m.path, f"{file} extracted for {sym} (why-extract)", line
-        for file, sec, line in v.gc.get(n, ())[:1]:
-            return m.path, f"{file}:({sec}) linked then garbage-collected", line
+        for file, _ref, sym, line, why in v.extracted.get(n, ())[:1]:
+            return why, f"{file} extracted for {sym} (why-extract)", line
+        for file, sec, line, gc in v.gc.get(n, ())[:1]:
+            return gc, f"{file}:({sec}) linked then garbage-collected", line
         if n in v.whole:
             return m.path, "linked whole-archive", None
     return None
@@ -240,16 +252,15 @@ def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None
 def root_binaries(
     ctx: AnalysisContext, own: Ownership, elfs: list[ElfFile], views: list[MapView]
 ) -> list[ElfFile]:
-    """ELF executables/libraries that are the root: owned by it, or named like it/its map."""
+    """ELF executables/libraries that are the root: the binaries of its links, or (no map
+    given) owned by it or named like it."""
+    tied = [e for v in views if v.link is not None for e in v.link.binaries]
+    if views:
+        return tied
     name = ctx.root_label.rsplit(":", 1)[-1]
-    outputs = {posixpath.basename(v.map.output) for v in views if v.map.output}
     return [
         e
         for e in elfs
         if e.kind in ("exec", "dyn")
-        and (
-            own.artifact_owner(e.path) == ctx.root
-            or posixpath.basename(e.path) in outputs
-            or posixpath.basename(e.path) == name
-        )
+        and (own.artifact_owner(e.path) == ctx.root or posixpath.basename(e.path) == name)
     ]

@@ -10,11 +10,11 @@ for compile-time use and, for a library's edge, every other binary linking that 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from slim.model.context import AnalysisContext
 from slim.model.findings import Finding, Rule
-from slim.model.graph import CODE_KINDS, Edge, Target
+from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
@@ -75,14 +75,29 @@ def _unreferenced_libraries(
             yield t, edges
 
 
+def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]:
+    """Linked inputs of the build tree that no target of the root's closure owns: nobody
+    in the graph, or a target the root does not build (merged graphs whose names do not
+    line up, a map of another layout)."""
+    out: set[str] = set()
+    for v in views:
+        out.update(i.file for i in v.unowned if live([i], v.map.linker) or i.discarded)
+        for o, inputs in v.inputs.items():
+            if o not in closure:
+                out.update(f"{i.file} (owned by {g.labels[o]})" for i in inputs)
+    return sorted(out)
+
+
 def findings(
     ctx: AnalysisContext,
     own: Ownership,
     views: list[MapView],
     elfs: list[ElfFile],
     closure: set[int],
+    loose: Sequence[ElfFile] = (),
 ) -> Iterator[Finding]:
-    """One SLIM002 per edge to a library the root's link (`views`, its maps) does not use."""
+    """One SLIM002 per edge to a library the root's link (`views`, its maps) does not use;
+    binaries no link could be tied to (`loose`) count as maybe the root's for hazards."""
     g = ctx.graph
     objects: dict[int, list[ElfFile]] = defaultdict(list)
     for e in elfs:
@@ -91,11 +106,12 @@ def findings(
             if o is not None:
                 objects[o].append(e)
     weak_undef: set[str] = set()
-    for e in root_binaries(ctx, own, elfs, views):
+    for e in [*root_binaries(ctx, own, elfs, views), *loose]:
         weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
     per_edge = EdgeEvidence.load(ctx, own, closure)
+    strays = _strays(g, views, closure)
     for t, edges in _unreferenced_libraries(ctx, views, closure):
-        link = link_verdict(ctx.root_label, t, views, objects.get(t.id, []), weak_undef)
+        link = link_verdict(ctx.root_label, t, views, objects.get(t.id, []), weak_undef, strays)
         for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
             verdict = link
             if link.verdict == "unreferenced":

@@ -19,6 +19,8 @@ from slim.model.context import AnalysisContext
 from slim.model.facts import EVIDENCE_KINDS, Facts, InputFile
 from slim.model.findings import Confidence, Finding, Rule
 from slim.model.graph import BUILD_KINDS, BuildGraph
+from slim.model.linkage import Linkage
+from slim.model.native import LinkMap
 from slim.model.options import RootOptions
 from slim.model.plugin import AnalyzerSpec
 from slim.model.report import EvidenceStatus, Report, ReviewSummary, RootSummary
@@ -51,6 +53,9 @@ class Analysis:
     rules: list[Rule]
     evidence: list[EvidenceStatus]
     inputs: list[InputFile]
+    notes: list[str] = field(default_factory=list)
+    """How link evidence was tied to binaries where names did not tell, and what could
+    not be tied (`slim.model.linkage`)."""
 
 
 def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
@@ -173,7 +178,17 @@ def run_analyzers(
         rules=rules,
         evidence=evidence_status(graph, roots),
         inputs=sorted({i for r in roots for i in r.facts.inputs}, key=_input_key),
+        notes=linkage_notes(graph, roots),
     )
+
+
+def linkage_notes(graph: BuildGraph, roots: Sequence[RootInput]) -> list[str]:
+    """What the run's link evidence could not tie to a link, or tied only by content."""
+    out: dict[str, None] = {}
+    for r in roots:
+        if r.facts.of(LinkMap):
+            out.update(dict.fromkeys(Linkage.of(graph, r.facts).notes))
+    return sorted(out)
 
 
 def _input_key(i: InputFile) -> tuple[str, str, str]:
@@ -222,7 +237,9 @@ def build_report(
         findings=plan.findings,
         rules=analysis.rules,
         proposals=plan.proposals,
-        notes=list(dict.fromkeys([*notes, *fact_notes(facts), *graph.notes, *plan.notes])),
+        notes=list(
+            dict.fromkeys([*notes, *fact_notes(facts), *graph.notes, *analysis.notes, *plan.notes])
+        ),
         savings=plan.savings,
         timings=plan.timings,
         suppressed=analysis.suppressed,

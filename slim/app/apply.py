@@ -276,6 +276,11 @@ def commit(plan: Plan) -> None:
     write_all_atomic({p: data for p, data in plan.new.items() if data != plan.old[p]}, plan.old)
 
 
+def _by_hand(cuts: Sequence[Cut]) -> list[str]:
+    """Fixes only a person can make (prose), listed after what was applied."""
+    return [f"not applied (by hand): {x.command}" for c in cuts for x in c.fixes if x.kind == "text"]
+
+
 def apply_cuts(
     cuts: Sequence[Cut], root: Path, *, write: bool, buildozer: str | None = None
 ) -> ApplyResult:
@@ -292,10 +297,12 @@ def apply_cuts(
             res.lines.extend(command_file(bz).rstrip("\n").splitlines())
             res.lines.append("EOF")
         res.lines.extend(x.command for c in cuts for x in c.fixes if x.kind == "cmake")
+        res.lines.extend(_by_hand(cuts))
         return res
     plan = plan_cuts(cuts, root, buildozer)
     commit(plan)
     res.lines, res.changed = plan.lines, plan.changed
+    res.lines.extend(_by_hand(cuts))
     return res
 
 

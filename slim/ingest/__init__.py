@@ -379,14 +379,45 @@ def load_graph(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
+        earlier: dict[int, None] = {}
         for p in paths:
             f = find_format(fmt) if fmt else detect(p, "graph")
+            if len(paths) > 1:
+                b.described = set()
             f.load(p, b)
             b.formats.append(f.name)
+            if b.described is not None:
+                _check_lines_up(b, p, earlier, b.described)
+                earlier.update(dict.fromkeys(sorted(b.described)))
+        b.described = None
         return b.build()
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _check_lines_up(b: GraphBuilder, path: Path, earlier: dict[int, None], now: set[int]) -> None:
+    """One note when an export describes targets the earlier ones mostly do not (names
+    that do not line up: `//serving:runtime` vs `//serving:serving_runtime`); the targets
+    only one side describes get attr `unmatched_export` (which export)."""
+    if not earlier or not now:
+        return
+    shared = sum(1 for i in now if i in earlier)
+    if shared * 2 >= min(len(now), len(earlier)):
+        return
+    mine = next((b.label_of(i) for i in sorted(now) if i not in earlier), "")
+    theirs = next(iter(earlier))
+    b.notes.append(
+        f"graph exports do not line up: {path} describes {len(now)} targets, only {shared} "
+        f"of them described by the exports before it (e.g. {mine} vs {b.label_of(theirs)}); "
+        "evidence one export's targets own is not charged to the other's targets"
+    )
+    for i in now:
+        if i not in earlier:
+            b.set_attr(i, "unmatched_export", str(path))
+    for i in earlier:
+        if i not in now:
+            b.set_attr(i, "unmatched_export", f"the exports before {path}")
 
 
 def load_evidence(path: Path, evidence: str, fmt: str | None = None) -> tuple[Format, list[object]]:

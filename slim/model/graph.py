@@ -189,6 +189,20 @@ class Edge:
     kind: EdgeKind
 
 
+def _drop_untyped_twins(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Sorted (target, dep, kind) keys without the UNTYPED edges of a pair another export
+    describes with a kind (a ninja graph's edge next to the CMake reply's DEPS or IMPLICIT):
+    the typed description is the more precise."""
+    pair = keys >> 4
+    untyped = (keys & 0xF) == int(EdgeKind.UNTYPED)
+    twin = np.zeros(len(keys), dtype=bool)
+    same = pair[1:] == pair[:-1]
+    twin[1:] |= same
+    twin[:-1] |= same
+    drop = untyped & twin
+    return keys[~drop] if drop.any() else keys
+
+
 @dataclass
 class GraphBuilder:
     """Accumulates targets, files and edges from one or more inputs; `build()` freezes them."""
@@ -213,6 +227,8 @@ class GraphBuilder:
     _configurations: dict[int, set[str]] = field(default_factory=dict)
     formats: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    described: set[int] | None = None
+    """When a set: the targets `add_target` describes (what one export describes)."""
 
     def __len__(self) -> int:
         return len(self._labels)
@@ -279,17 +295,25 @@ class GraphBuilder:
         i = self.intern(label)
         if kind and not self._kinds[i]:
             self._kinds[i] = kind
+        if self.described is not None and kind:
+            self.described.add(i)
         if location is not None:
             self._locations[i] = location
         srcs_t = tuple(srcs)
         if srcs_t:
-            self._srcs[i] = srcs_t
+            self._add_srcs(i, srcs_t)
         tags_t = tuple(tags)
         if tags_t:
             self._tags[i] = tags_t
         if attrs:
             self._attrs.setdefault(i, {}).update(attrs)
         return i
+
+    def _add_srcs(self, i: int, srcs: tuple[str, ...]) -> None:
+        """A target's sources as every export lists them (a CMake reply's headers and a
+        ninja graph's compiled sources): a later export adds, never replaces."""
+        old = self._srcs.get(i)
+        self._srcs[i] = srcs if old is None else tuple(dict.fromkeys((*old, *srcs)))
 
     def add_file(self, label: str, *, generated_by: str | None = None) -> int:
         """A source or generated file; edges to it are folded into its owner at build()."""
@@ -379,7 +403,8 @@ class GraphBuilder:
                 into[int(ids[k])] = v
 
         move(other._locations, self._locations)
-        move(other._srcs, self._srcs)
+        for k, srcs in other._srcs.items():
+            self._add_srcs(int(ids[k]), srcs)
         move(other._tags, self._tags)
         for k, attrs in other._attrs.items():
             self._attrs.setdefault(int(ids[k]), {}).update(attrs)
@@ -477,6 +502,7 @@ class GraphBuilder:
         keys.sort()
         if len(keys):
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+            keys = _drop_untyped_twins(keys)
         e_src = (keys >> 36).astype(np.int32)
         e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
         e_kind = (keys & 0xF).astype(np.int8)

@@ -356,6 +356,8 @@ class ElfFile:
     archive: str = ""
     member: str = ""
     notes: tuple[str, ...] = field(default=())
+    build_id: str = ""
+    """The GNU build-id (hex), "" without one: a copy under another name has the same."""
 
     @property
     def has_static_init(self) -> bool:

@@ -2,12 +2,16 @@
 
 The one place that knows how an action becomes text. Buck2 cell prefixes
 (`root//a:b`) are written `//a:b`, which buildozer resolves from the repository root.
-A CMake edit names the `target_link_libraries` line that declares the edge.
+A CMake edit names the `target_link_libraries` line that declares the edge; a line that
+declares edges of several targets (inside a `function()`, a `macro()`, a `foreach()`,
+`target_link_libraries(${name} …)`) is never edited for one of them: the fix says which
+targets share it and is left to the user.
 """
 
 from __future__ import annotations
 
 import shlex
+from weakref import WeakKeyDictionary
 
 from slim.model.actions import Action, DropArchs, Move, Remove, Replace
 from slim.model.findings import Fix
@@ -96,6 +100,39 @@ def cmake_fix(a: Action, location: Location | None, safe: bool = True) -> Fix:
     )
 
 
+_SHARED: WeakKeyDictionary[BuildGraph, dict[Location, set[int]]] = WeakKeyDictionary()
+
+
+def sharing_targets(graph: BuildGraph, location: Location) -> list[str]:
+    """Labels of every target with an edge declared at `location`."""
+    index = _SHARED.get(graph)
+    if index is None:
+        index = _SHARED[graph] = {}
+        for (t, _dep), loc in graph.edge_locations.items():
+            index.setdefault(loc, set()).add(t)
+    return sorted(graph.labels[t] for t in index.get(location, ()))
+
+
+def shared_line_fix(a: Action, location: Location, others: list[str], safe: bool) -> Fix:
+    """Prose for a cut whose declaring line also declares other targets' edges."""
+    tgt, dep = label_name(a.target), label_name(a.dep)
+    shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+    text = (
+        f"{location}: this target_link_libraries line declares the edges of "
+        f"{len(others) + 1} targets ({a.target}, {shown}: a function, macro or loop); "
+        f"removing {dep} there removes it from all of them. Remove it for {tgt} only "
+        f'(e.g. wrap the line in if(NOT <name> STREQUAL "{tgt}")), by hand'
+    )
+    return Fix(
+        action=a,
+        kind="text",
+        command=text,
+        description=_description(a),
+        safe=safe,
+        location=location,
+    )
+
+
 def text_fix(a: DropArchs) -> Fix:
     return Fix(
         action=a,
@@ -136,8 +173,15 @@ def write(
         return (cmake_fix(a, None, safe),) if is_cmake_graph(graph) else (text_fix(a),)
     if is_cmake_graph(graph) and not has_build_files(graph):
         loc = cmake_loc or edge_location(graph, a.target, a.dep)
-        return (cmake_fix(a, loc, safe),)
+        return (_cmake_or_shared(graph, a, loc, safe),)
     primary = buildozer_fix(a, safe)
     if cmake_loc is not None:
-        return (primary, cmake_fix(a, cmake_loc, safe))
+        return (primary, _cmake_or_shared(graph, a, cmake_loc, safe))
     return (primary,)
+
+
+def _cmake_or_shared(graph: BuildGraph, a: Action, loc: Location | None, safe: bool) -> Fix:
+    others = [t for t in sharing_targets(graph, loc) if t != a.target] if loc else []
+    if loc is not None and others:
+        return shared_line_fix(a, loc, others, safe)
+    return cmake_fix(a, loc, safe)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import mmap
 import os
+import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -186,9 +187,23 @@ class _Reader:
                 needed_i, soname_i = self._dynamic(sh, i, dyn_t, shnum)
                 needed.extend(needed_i)
                 soname = soname or soname_i
-        return self._result(
+        e = self._result(
             eh, tuple(sections), symtab, dynsym, tuple(needed), soname, archive, member
         )
+        build_id = self._build_id(sections, endian)
+        return dataclasses.replace(e, build_id=build_id) if build_id else e
+
+    def _build_id(self, sections: list[ElfSection], endian: str) -> str:
+        """The GNU build-id note's hex digest ("" without one): the same binary under any
+        name."""
+        for s in sections:
+            if s.name == ".note.gnu.build-id" and s.type == "SHT_NOTE" and 16 < s.size < 4096:
+                data = self.bytes_at(s.offset, s.size, "the build-id note")
+                namesz, descsz, kind = struct.unpack_from(endian + "III", data)
+                start = 12 + ((namesz + 3) & ~3)
+                if kind == 3 and data[12 : 12 + namesz] == b"GNU\0" and start + descsz <= len(data):
+                    return data[start : start + descsz].hex()
+        return ""
 
     def shdr_field(self, i: int, field: str) -> int:
         """The file offset of section header `i`'s `field` (for errors about it)."""

@@ -17,14 +17,23 @@ ORDER_ONLY; a library named by a link fragment (artifact path / nameOnDisk), an 
 library, a `target_link_libraries` backtrace, or any library of a target without a link
 step -> DEPS; anything else -> UNTYPED. CMake also lists there libraries a target links
 only through another dependency (a static library's own deps): those edges are real
-link edges but not declared by the target, so they become IMPLICIT. Link
+link edges but not declared by the target, so they become IMPLICIT: for a target with a
+link step when every link fragment naming the library carries another call's backtrace
+(the declaring `target_link_libraries` line), for one without (a static library) when
+the library is reachable through another of its dependencies. 2.9+: a static library's
+edge in both lists is PRIVATE or PUBLIC (its PRIVATE deps are in its interface as
+`$<LINK_ONLY:>`), so its `link_visibility` is left for the declaring line to tell. Link
 fragments that name no target are kept in attr `link_external`. Every edge gets the
 CMakeLists line of its backtrace, every target the line of its `add_*` call (the first
 frame inside the project). Imported and abstract
 targets (2.9+) are external nodes (kind "") with `imported`/`abstract` attrs. Each target's
 artifacts and object directory (`CMakeFiles/<name>.dir/`, attr `object_dir`) are
 registered as its artifacts; `sources` that are not generated become `srcs` (paths as the
-reply gives them: relative to the top source directory when inside it).
+reply gives them: relative to the top source directory when inside it); the compile
+groups' include directories become attr `include_dirs` (`system_include_dirs` for SYSTEM
+ones), with the call that gave each (`include_dir_decls`: `dir<TAB>command<TAB>file:line`;
+`target_include_directories` for a target's own, the consumer's `target_link_libraries`
+line for one it gets from a dep).
 """
 
 from __future__ import annotations
@@ -167,6 +176,7 @@ class Source(msgspec.Struct, rename="camel"):
 class Include(msgspec.Struct, rename="camel"):
     path: str = ""
     is_system: bool = False
+    backtrace: int | None = None
 
 
 class CompileGroup(msgspec.Struct, rename="camel"):
@@ -201,6 +211,26 @@ class Target(msgspec.Struct, rename="camel"):
 
 
 _S = TypeVar("_S", bound=msgspec.Struct)
+
+
+def _visibility(target_type: str, linked: bool, interface: bool) -> str:
+    """The `target_link_libraries` keyword codemodel 2.9+ implies; "" when it cannot tell:
+    a static library's PRIVATE deps are in its interface too (`$<LINK_ONLY:...>`)."""
+    if linked and interface:
+        return "" if target_type in ("STATIC_LIBRARY", "OBJECT_LIBRARY") else "PUBLIC"
+    return "PRIVATE" if linked else "INTERFACE"
+
+
+def _declared_here(t: Target, r: DepRef, linked: dict[str, set[Location | None]]) -> bool | None:
+    """Whether `t`'s own `target_link_libraries` names `r` (before 2.9): each link fragment
+    carries the backtrace of the call that put the library on the link line, `t`'s own
+    line when `t` declares it, another target's line when `t` links it only through that
+    target. None when no fragment with a backtrace names it (no link step)."""
+    assert r.id is not None
+    locs = linked.get(r.id)
+    if not locs or None in locs:
+        return None
+    return _location(t, r.backtrace)[0] in locs
 
 
 # -- locating and reading the reply -----------------------------------------------------
@@ -422,22 +452,34 @@ class _Builder:
 
     def demote_transitive(self) -> None:
         """`dependencies` (before 2.9) also names libraries linked only through another
-        dependency; such an edge is not declared by the target: make it IMPLICIT."""
+        dependency; such an edge is not declared by the target: make it IMPLICIT. CMake
+        gives a dependency the backtrace of the call that brought it: one on a line of its
+        own (not the line of the dependency it is reachable through) is declared there."""
         link = {
             tid: {d for d, k in edges if k in _LINK_KINDS} for tid, edges in self.edge_map.items()
         }
+        reach: dict[str, set[str]] = {}
+
+        def closure(d: str) -> set[str]:
+            hit = reach.get(d)
+            if hit is None:
+                hit = reach[d] = set()
+                stack = list(link.get(d, ()))
+                while stack:
+                    x = stack.pop()
+                    if x not in hit:
+                        hit.add(x)
+                        stack.extend(link.get(x, ()))
+            return hit
+
         for tid, inferred in self.inferred.items():
-            if not inferred:
-                continue
-            seen: set[str] = set()
-            stack = [c for d in link[tid] for c in link.get(d, ())]
-            while stack:
-                x = stack.pop()
-                if x not in seen:
-                    seen.add(x)
-                    stack.extend(link.get(x, ()))
             edges = self.edge_map[tid]
-            for dep in sorted(inferred & seen):
+            locs = {d: loc for (d, k), loc in edges.items() if k in _LINK_KINDS}
+            for dep in sorted(inferred):
+                vias = [d for d in sorted(link[tid]) if d != dep and dep in closure(d)]
+                own = locs.get(dep)
+                if not vias or (own is not None and all(locs.get(d) != own for d in vias)):
+                    continue
                 for k in (EdgeKind.DEPS, EdgeKind.UNTYPED):
                     if (dep, k) in edges:
                         loc = edges.pop((dep, k))
@@ -485,6 +527,8 @@ class _Builder:
         location, _ = _location(first, first.backtrace)
         srcs: dict[str, None] = {}
         includes: dict[str, None] = {}
+        system: dict[str, None] = {}
+        declared: dict[str, str] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
         self.edge_map[tid] = edges
         inferred = self.inferred[tid] = set()
@@ -497,8 +541,12 @@ class _Builder:
                     srcs[s.path] = None
             for cg in t.compile_groups:
                 for inc in cg.includes:
-                    if inc.path and not inc.is_system:
-                        includes[self.relative(inc.path)] = None
+                    if inc.path:
+                        rel = self.relative(inc.path)
+                        (system if inc.is_system else includes)[rel] = None
+                        loc, command = _location(t, inc.backtrace)
+                        if loc is not None and rel not in declared:
+                            declared[rel] = f"{rel}\t{command}\t{loc}"
             for a in t.artifacts:
                 b.add_artifact(posixpath.normpath(a.path), label)
             self.edges(t, edges, external, visibility, inferred)
@@ -513,6 +561,10 @@ class _Builder:
             b.add_artifact(obj_dir, label)
         if includes:
             b.set_attr(i, "include_dirs", tuple(includes))
+        if system:
+            b.set_attr(i, "system_include_dirs", tuple(system))
+        if declared:
+            b.set_attr(i, "include_dir_decls", tuple(declared.values()))
         if first.type in COMPILED_TYPES and not first.imported and self.source_root:
             b.set_attr(i, "source_root", self.source_root)
         if external:
@@ -548,7 +600,10 @@ class _Builder:
             if r.id is None or r.id in acc.typed:
                 continue
             kind = self.classify(t, r, linked)
-            if kind is not EdgeKind.ORDER_ONLY:
+            declared = _declared_here(t, r, linked)
+            if kind is EdgeKind.DEPS and declared is False:
+                kind = EdgeKind.IMPLICIT
+            elif kind is not EdgeKind.ORDER_ONLY and declared is None:
                 inferred.add(r.id)
             acc.put(r, kind)
         for dep, kind in acc.typed.items():
@@ -580,32 +635,28 @@ class _Builder:
         for r in [*(t.link_libraries or ()), *(t.interface_link_libraries or ())]:
             if r.id is None and r.fragment:
                 external.add(r.fragment.strip())
-        self.visibility(link_ids, iface_ids, visibility)
-
-    def visibility(
-        self, link_ids: set[str | None], iface_ids: set[str | None], out: set[str]
-    ) -> None:
-        """`//dep PUBLIC|PRIVATE|INTERFACE` of each library edge, from the lists naming it."""
         for dep in link_ids | iface_ids:
-            if dep is not None and dep in self.labels:
-                public = dep in link_ids and dep in iface_ids
-                vis = "PUBLIC" if public else "PRIVATE" if dep in link_ids else "INTERFACE"
-                out.add(f"{self.labels[dep]} {vis}")
+            vis = _visibility(t.type, dep in link_ids, dep in iface_ids)
+            if dep is not None and dep in self.labels and vis:
+                visibility.add(f"{self.labels[dep]} {vis}")
 
-    def linked(self, t: Target, modern: bool, external: set[str]) -> set[str]:
-        """Targets named by the link line's library fragments (others: external libs)."""
-        linked: set[str] = set()
+    def linked(
+        self, t: Target, modern: bool, external: set[str]
+    ) -> dict[str, set[Location | None]]:
+        """Targets named by the link line's library fragments, each with the declaring
+        lines of its fragments (other fragments: external libs)."""
+        linked: dict[str, set[Location | None]] = {}
         for f in t.link.command_fragments if t.link is not None else ():
             if f.role != "libraries":
                 continue
             hit = self.fragment_target(f.fragment)
             if hit is not None:
-                linked.add(hit)
+                linked.setdefault(hit, set()).add(_location(t, f.backtrace)[0])
             elif not modern and f.fragment.strip() and not f.fragment.startswith("-Wl,"):
                 external.add(f.fragment.strip())
         return linked
 
-    def classify(self, t: Target, r: DepRef, linked: set[str]) -> EdgeKind:
+    def classify(self, t: Target, r: DepRef, linked: dict[str, set[Location | None]]) -> EdgeKind:
         """The kind of a target-level `dependencies` entry the newer lists do not cover."""
         assert r.id is not None
         dep_type = self.types.get(r.id, "")

@@ -21,6 +21,7 @@ import pytest
 from slim.app.session import Request, Session
 from slim.infra.config import Config
 from slim.model.findings import Confidence, Finding
+from tests import cmake_tools as _cmake
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_compile"
 ROOTS = ("//apps:app1", "//apps:app2")
@@ -46,8 +47,9 @@ def _configure(src: Path, build: Path, generator: str) -> None:
     query.mkdir(parents=True, exist_ok=True)
     (query / "codemodel-v2").touch()
     flags = "-ffunction-sections -fdata-sections"
+    cmake = _cmake.system() or _cmake.pypi()
     r = _run(
-        ["cmake", "-S", str(src), "-B", str(build), "-G", generator, f"-DCMAKE_CXX_FLAGS={flags}"],
+        [cmake, "-S", str(src), "-B", str(build), "-G", generator, f"-DCMAKE_CXX_FLAGS={flags}"],
         src,
     )
     assert r.returncode == 0, r.stdout + r.stderr

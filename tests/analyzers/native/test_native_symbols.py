@@ -211,10 +211,15 @@ def test_registration_library_is_not_removable(link: Link) -> None:
     assert "registration library" in f.message
 
 
-def test_constructor_library_is_not_removable(link: Link) -> None:
+def test_constructor_of_an_archive_nothing_is_extracted_from_never_runs(link: Link) -> None:
+    """Issue 12 §5: no member of libctor.a is in the link, so its constructor cannot run;
+    the cut is proposed only with compile-time evidence that no header of it is read."""
     f = analyze(link)[("//app:app", "//native/ctor:ctor")]
-    assert not f.removable
+    assert f.removable, f.message
     assert "static initializers" in f.message
+    assert "cannot run here" in f.message
+    blind = analyze(link, with_compile=False)[("//app:app", "//native/ctor:ctor")]
+    assert not blind.removable, blind.message
 
 
 def test_weak_symbol_provider_is_not_removable(link: Link) -> None:

@@ -14,6 +14,7 @@ from slim.errors import InputError
 from slim.ingest import detect, load_graph
 from slim.ingest.graph.cmake_fileapi import cmake_label
 from slim.model.graph import BuildGraph, EdgeKind, Location
+from tests import cmake_tools
 from tests.ingest._canonical import check_golden
 
 DATA = Path(__file__).parents[2] / "data" / "cmake"
@@ -235,7 +236,7 @@ target_link_libraries(sublib PRIVATE base)
 
 @pytest.fixture(scope="module")
 def multi_config_reply(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cmake, ninja = shutil.which("cmake"), shutil.which("ninja")
+    cmake, ninja = cmake_tools.system(), shutil.which("ninja")
     if cmake is None or ninja is None:
         pytest.skip("cmake or ninja not installed: cannot make a multi-config reply")
     root = tmp_path_factory.mktemp("mc")

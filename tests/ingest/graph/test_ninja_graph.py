@@ -12,6 +12,7 @@ from slim.errors import InputError
 from slim.ingest import detect, load_graph
 from slim.ingest.graph.ninja_graph import BuildEdge, link_target, read_edges
 from slim.model.graph import BuildGraph, EdgeKind
+from tests import cmake_tools
 from tests.ingest._canonical import check_golden
 
 DATA = Path(__file__).parents[2] / "data"
@@ -132,7 +133,7 @@ def test_bad_input(tmp_path: Path, content: bytes, expected: str) -> None:
 @pytest.fixture(scope="module")
 def cmake_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample CMake project (tests/data/src/cmake) configured and built here."""
-    cmake, ninja = shutil.which("cmake"), shutil.which("ninja")
+    cmake, ninja = cmake_tools.system(), shutil.which("ninja")
     if cmake is None or ninja is None or shutil.which("cc") is None:
         pytest.skip("cmake, ninja or cc not installed: cannot build the sample project")
     root = tmp_path_factory.mktemp("cmake-ninja")
@@ -183,7 +184,7 @@ def test_deps_objects_land_in_the_file_api_object_dirs(cmake_build: Path) -> Non
 
 def test_versioned_shared_library_symlinks_are_aliases(tmp_path: Path) -> None:
     """CMake's `VERSION`/`SOVERSION` adds a CMAKE_SYMLINK_LIBRARY edge: no extra target."""
-    cmake, ninja = shutil.which("cmake"), shutil.which("ninja")
+    cmake, ninja = cmake_tools.system(), shutil.which("ninja")
     if cmake is None or ninja is None:
         pytest.skip("cmake or ninja not installed: cannot configure a versioned library")
     src = tmp_path / "src"

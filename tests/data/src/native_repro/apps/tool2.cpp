@@ -1,0 +1,3 @@
+#include <cstdio>
+int toolsupport_fn(int x);
+int main() { std::printf("%d\n", toolsupport_fn(1)); }

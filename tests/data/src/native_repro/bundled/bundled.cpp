@@ -1,0 +1,1 @@
+int bundled_fn(int x) { return x ^ 5; }

@@ -1,0 +1,2 @@
+#include "dual.h"
+int dual_a_fn(int x) { return x + 1; }

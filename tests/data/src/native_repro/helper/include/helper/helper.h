@@ -1,0 +1,2 @@
+#pragma once
+int helper_fn(int x);

@@ -1,0 +1,1 @@
+extern "C" int repro_hook(int x) { return x + 100; }

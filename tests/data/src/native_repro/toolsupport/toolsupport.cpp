@@ -1,0 +1,1 @@
+int toolsupport_fn(int x) { return x + 3; }

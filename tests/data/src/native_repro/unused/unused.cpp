@@ -1,0 +1,1 @@
+int unused_fn(int x) { return x - 7; }
