@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from slim.model.columns import KeyIndex
     from slim.model.graph import BuildGraph
 
-_FORMAT_VERSION = "3"
+_FORMAT_VERSION = "4"
 SAMPLE_BLOCK = 64 << 10
 SAMPLES = 16
 WHOLE_BELOW = 1 << 20

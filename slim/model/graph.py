@@ -1,9 +1,9 @@
 """The build graph: targets with integer ids and array-based adjacency.
 
 `GraphBuilder` is what every graph reader feeds; `BuildGraph` is the frozen result that
-analyzers query. Storage is columnar (lists indexed by id, numpy edge arrays, scipy CSR)
-so that a million targets and tens of millions of edges fit in memory; networkx is used
-only for small subgraphs (drawing, `why` path enumeration).
+analyzers query. Storage is columnar (lists or memory-mapped columns indexed by id, numpy
+CSR edge arrays) so that a million targets and tens of millions of edges fit in memory;
+traversals are numpy breadth-first searches that touch only the edges they follow.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 from slim.model.labels import label_name, label_package, normalize_label
 
 if TYPE_CHECKING:
-    import networkx as nx
     from numpy.typing import NDArray
     from scipy.sparse import csr_matrix
 
@@ -515,6 +514,15 @@ class PartialGraphError(RuntimeError):
     """A whole-graph question asked of a graph that holds only some roots' closure."""
 
 
+def unique_sorted(a: NDArray[np.int64]) -> NDArray[np.int64]:
+    """`np.unique` of a 1-D integer array (numpy 2's own imports `numpy.ma` on first use,
+    tens of milliseconds of a query's start-up)."""
+    a = np.sort(a)
+    if len(a) > 1:
+        a = a[np.concatenate(([True], a[1:] != a[:-1]))]
+    return a
+
+
 def _kind_table(kinds: frozenset[EdgeKind]) -> NDArray[np.bool_]:
     table = np.zeros(16, dtype=bool)
     table[[int(k) for k in kinds]] = True
@@ -626,6 +634,23 @@ class BuildGraph:
             attrs=self.attrs.get(i, {}),
         )
 
+    def described(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of `ids` are real targets (a rule kind or sources), not bare labels that
+        only an edge names; vectorized over a cached graph's columns."""
+        nonempty = getattr(self.kinds, "nonempty", None)
+        if nonempty is not None:
+            out: NDArray[np.bool_] = nonempty(ids)
+        else:
+            kinds = self.kinds
+            out = np.fromiter((kinds[i] != "" for i in ids.tolist()), dtype=bool, count=len(ids))
+        contains_many = getattr(self.srcs, "contains_many", None)
+        if contains_many is not None:
+            has_srcs: NDArray[np.bool_] = contains_many(ids)
+        else:
+            srcs = self.srcs
+            has_srcs = np.fromiter((i in srcs for i in ids.tolist()), dtype=bool, count=len(ids))
+        return out | has_srcs
+
     def targets(self, ids: Iterable[int] | None = None) -> Iterator[Target]:
         for i in range(len(self.labels)) if ids is None else ids:
             yield self.target(int(i))
@@ -705,35 +730,63 @@ class BuildGraph:
         return eids, ends.astype(np.int64)
 
     def _bfs(
-        self,
-        sources: Iterable[int],
-        kinds: frozenset[EdgeKind],
-        *,
-        reverse: bool = False,
-        cut: NDArray[np.int64] | None = None,
-        allowed: NDArray[np.bool_] | None = None,
+        self, sources: Iterable[int], kinds: frozenset[EdgeKind], *, reverse: bool = False
     ) -> NDArray[np.int64]:
         """Edge count from the nearest of `sources` for every target (-1: unreached), one
-        vectorized step per level; `cut` holds `src * n + dst` keys of edges to ignore,
-        `allowed` the only targets the search may enter."""
+        vectorized step per level."""
         n = len(self.labels)
         table = _kind_table(kinds)
         dist = np.full(n, -1, dtype=np.int64)
-        frontier = np.unique(np.fromiter(sources, dtype=np.int64))
+        frontier = unique_sorted(np.fromiter(sources, dtype=np.int64))
         dist[frontier] = 0
         level = 0
         while len(frontier):
             level += 1
+            _, ends = self._step(frontier, table, reverse)
+            ends = unique_sorted(ends)
+            frontier = ends[dist[ends] < 0]
+            dist[frontier] = level
+        return dist
+
+    def reach_mask(
+        self,
+        sources: Iterable[int],
+        kinds: frozenset[EdgeKind] = BUILD_KINDS,
+        *,
+        cut: NDArray[np.int64] | None = None,
+        seen: NDArray[np.bool_] | None = None,
+        reverse: bool = False,
+    ) -> NDArray[np.bool_]:
+        """Which targets `sources` reach (reach them, with `reverse`), sources included,
+        with the edges whose `src * n + dst` key is in `cut` ignored; with `seen`, that
+        mask is extended in place (targets already in it are not entered again)."""
+        n = len(self.labels)
+        table = _kind_table(kinds)
+        mask = np.zeros(n, dtype=bool) if seen is None else seen
+        frontier = unique_sorted(np.fromiter(sources, dtype=np.int64))
+        frontier = frontier[~mask[frontier]]
+        mask[frontier] = True
+        while len(frontier):
             eids, ends = self._step(frontier, table, reverse)
             if cut is not None and len(cut) and len(eids):
                 keys = self.edge_src[eids].astype(np.int64) * n + self.edge_dst[eids]
                 ends = ends[~np.isin(keys, cut)]
-            if allowed is not None:
-                ends = ends[allowed[ends]]
-            ends = np.unique(ends)
-            frontier = ends[dist[ends] < 0]
-            dist[frontier] = level
-        return dist
+            ends = unique_sorted(ends[~mask[ends]])
+            mask[ends] = True
+            frontier = ends
+        return mask
+
+    def adjacency(
+        self, kinds: frozenset[EdgeKind] = BUILD_KINDS
+    ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+        """(indptr, indices) of the edges of `kinds`: CSR rows without scipy (edges are
+        sorted by target, so no COO pass)."""
+        if kinds == ALL_KINDS:
+            return self.indptr, self.edge_dst
+        mask = self.edge_mask(kinds)
+        indptr = np.zeros(len(self.labels) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.edge_src[mask], minlength=len(self.labels)), out=indptr[1:])
+        return indptr, self.edge_dst[mask]
 
     def csr(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
         """Adjacency restricted to `kinds` as a scipy CSR matrix (cached per kind set)."""
@@ -742,14 +795,7 @@ class BuildGraph:
             from scipy.sparse import csr_matrix
 
             n = len(self.labels)
-            if kinds == ALL_KINDS:
-                indices, indptr = self.edge_dst, self.indptr
-            else:
-                # Edges are sorted by target, so the CSR is built directly (no COO pass).
-                mask = self.edge_mask(kinds)
-                indices = self.edge_dst[mask]
-                indptr = np.zeros(n + 1, dtype=np.int64)
-                np.cumsum(np.bincount(self.edge_src[mask], minlength=n), out=indptr[1:])
+            indptr, indices = self.adjacency(kinds)
             data = np.ones(len(indices), dtype=np.int8)
             m = csr_matrix((data, indices, indptr), shape=(n, n))
             self._csr[kinds] = m
@@ -769,7 +815,7 @@ class BuildGraph:
         key = (int(roots[0]), kinds) if len(roots) == 1 else None
         if key is not None and key in self._closures:
             return self._closures[key]
-        out = np.flatnonzero(self._bfs(roots, kinds) >= 0).astype(np.int64)
+        out = np.flatnonzero(self.reach_mask(roots, kinds)).astype(np.int64)
         out.flags.writeable = False
         if key is not None:
             if len(self._closures) >= 8:
@@ -782,7 +828,7 @@ class BuildGraph:
     ) -> NDArray[np.int64]:
         """Ids that reach any of `targets` (targets included), sorted."""
         self._need_whole("reverse_closure")
-        return np.flatnonzero(self._bfs(targets, kinds, reverse=True) >= 0).astype(np.int64)
+        return np.flatnonzero(self.reach_mask(targets, kinds, reverse=True)).astype(np.int64)
 
     def closure_without(
         self,
@@ -793,26 +839,11 @@ class BuildGraph:
         """What `root` still reaches once the edges `removed` are cut (all their kinds)."""
         n = len(self.labels)
         cut = np.array(sorted({int(a) * n + int(b) for a, b in removed}), dtype=np.int64)
-        return np.flatnonzero(self._bfs([root], kinds, cut=cut) >= 0).astype(np.int64)
+        return np.flatnonzero(self.reach_mask([root], kinds, cut=cut)).astype(np.int64)
 
     def _need_whole(self, what: str) -> None:
         if self.closure_of:
             raise PartialGraphError(f"{what} needs the whole graph, not a closure")
-
-    def subgraph(
-        self, ids: Iterable[int], kinds: frozenset[EdgeKind] = ALL_KINDS
-    ) -> nx.MultiDiGraph[int]:
-        """A networkx view of a (small) set of targets, edges keyed by their kind."""
-        import networkx as nx
-
-        keep = {int(i) for i in ids}
-        g: nx.MultiDiGraph[int] = nx.MultiDiGraph()
-        for i in sorted(keep):
-            g.add_node(i)
-            for e in self.out_edges(i, kinds):
-                if e.dep in keep:
-                    g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
-        return g
 
     def _back_within(
         self, nodes: NDArray[np.int64], dest: int, kinds: frozenset[EdgeKind]
@@ -832,7 +863,7 @@ class BuildGraph:
         frontier[dest] = True
         while True:
             level += 1
-            new = np.unique(src[frontier[dst] & (up[src] < 0)])
+            new = unique_sorted(src[frontier[dst] & (up[src] < 0)])
             if not len(new):
                 return up
             frontier[:] = False
@@ -885,7 +916,7 @@ class BuildGraph:
         succ: dict[int, list[int]] = {}
         for a in nodes.tolist():
             _, nexts = self._step(np.array([a], dtype=np.int64), table, False)
-            nexts = np.unique(nexts)  # one per kind
+            nexts = unique_sorted(nexts)  # one per kind
             nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
             if len(nexts):
                 succ[a] = nexts.tolist()
