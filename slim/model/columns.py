@@ -68,6 +68,8 @@ class LocationColumn(Mapping[int, Location]):
 
     @staticmethod
     def pack(locs: Mapping[int, Location]) -> dict[str, object]:
+        if isinstance(locs, LocationColumn):
+            return locs._packed()
         ids, values = ordered(locs)
         paths = [v.path for v in values]
         table = {p: i for i, p in enumerate(dict.fromkeys(paths))}
@@ -77,6 +79,17 @@ class LocationColumn(Mapping[int, Location]):
             "path_idx": np.fromiter(map(table.__getitem__, paths), np.int64, len(paths)),
             "lines": np.fromiter(lines, np.int64, len(values)),
             "paths": SEP.join(table),
+        }
+
+    def _packed(self) -> dict[str, object]:
+        """`pack` of this column: its arrays, the path table cut to the paths in use."""
+        used, path_idx = np.unique(np.asarray(self._path_idx), return_inverse=True)
+        paths = [self._paths[int(k)] for k in used.tolist()]
+        return {
+            "ids": np.asarray(self._ids, dtype=np.int64),
+            "path_idx": path_idx.astype(np.int64),
+            "lines": np.asarray(self._lines, dtype=np.int64),
+            "paths": SEP.join(paths),
         }
 
     @staticmethod
