@@ -411,12 +411,15 @@ def load_closure_graph(
         graph = load(cache_key([path], fmt))
         if graph is not None:
             return graph
+    from slim.ingest.graph import buck2_scan
     from slim.ingest.graph.bazel_closure import FORMAT, load_closure
 
     if fmt is None:
         from slim.ingest import detect
 
         fmt = detect(path, "graph").name
+    if fmt == buck2_scan.FORMAT:
+        return buck2_scan.load_closure(path, labels)
     if fmt != FORMAT:
         return None
     index_key = f"{cache_key([path], fmt)}-lines"
