@@ -59,17 +59,16 @@ class Analysis:
 
 
 def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
-    """The root's closure: targets by rule kind and edges by attribute (vectorized)."""
+    """The root's closure: targets by rule kind and edges by attribute (vectorized over the
+    closure's own out-edges, never the whole graph's)."""
     import numpy as np
 
     from slim.model.graph import EdgeKind
 
     closure = graph.closure([root], BUILD_KINDS)
-    inside = np.zeros(len(graph), dtype=bool)
-    inside[closure] = True
-    build = graph.edge_mask(BUILD_KINDS)
-    sel = build & inside[graph.edge_src]
-    per_kind = np.bincount(graph.edge_kind[sel].astype(np.int64), minlength=len(EdgeKind))
+    out_kinds = graph.edge_kind[graph.edge_ids_of(closure)].astype(np.int64)
+    build = out_kinds[np.isin(out_kinds, [int(k) for k in BUILD_KINDS])]
+    per_kind = np.bincount(build, minlength=len(EdgeKind))
     attrs = {EdgeKind(k).attribute: int(n) for k, n in enumerate(per_kind.tolist()) if n}
     kinds = Counter(graph.kinds[i] or "(external)" for i in closure.tolist())
     direct = sorted({graph.labels[e.dep] for e in graph.out_edges(root, BUILD_KINDS)})
@@ -77,7 +76,7 @@ def summarize_root(graph: BuildGraph, root: int) -> RootSummary:
         label=graph.labels[root],
         kind=graph.kinds[root],
         targets=len(closure),
-        edges=int(sel.sum()),
+        edges=len(build),
         direct_deps=tuple(direct),
         by_kind=tuple(sorted(kinds.items())),
         edges_by_attribute=tuple(sorted(attrs.items())),

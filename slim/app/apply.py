@@ -278,7 +278,9 @@ def commit(plan: Plan) -> None:
 
 def _by_hand(cuts: Sequence[Cut]) -> list[str]:
     """Fixes only a person can make (prose), listed after what was applied."""
-    return [f"not applied (by hand): {x.command}" for c in cuts for x in c.fixes if x.kind == "text"]
+    return [
+        f"not applied (by hand): {x.command}" for c in cuts for x in c.fixes if x.kind == "text"
+    ]
 
 
 def apply_cuts(

@@ -16,9 +16,10 @@ from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.labels import label_package
 
 if TYPE_CHECKING:
-    import networkx as nx
-
     from slim.app.session import Session
+
+#: The drawn graph: each node's successors.
+Picture = dict[str, set[str]]
 
 AUTO_COLLAPSE_NODES = 200
 #: Beyond this many nodes (after collapsing by package) a picture is unreadable and
@@ -79,9 +80,9 @@ class _Names:
 
     def edge(self, a: str, b: str) -> tuple[str, str] | None:
         """The picture's edge for the labels `a -> b` (None when one is not in the graph)."""
-        ids = self.graph.ids
-        if a in ids and b in ids:
-            return self(ids[a]), self(ids[b])
+        x, y = self.graph.lookup(a), self.graph.lookup(b)
+        if x is not None and y is not None:
+            return self(x), self(y)
         return None
 
 
@@ -103,24 +104,71 @@ def _refuse_too_many(names: _Names, nodes: list[int], shown: set[str]) -> None:
     )
 
 
-def _picture_graph(names: _Names, nodes: list[int]) -> tuple[nx.DiGraph[str], dict[str, int]]:
+def _picture_graph(names: _Names, nodes: list[int]) -> tuple[Picture, dict[str, int]]:
     """The drawn graph (collapsed nodes merged) and how many targets each node stands for."""
-    import networkx as nx
-
     graph = names.graph
-    g: nx.DiGraph[str] = nx.DiGraph()
+    g: Picture = {}
     counts: dict[str, int] = {}
     keep = set(nodes)
     for i in nodes:
         n = names(i)
         counts[n] = counts.get(n, 0) + 1
-        g.add_node(n)
+        succ = g.setdefault(n, set())
         for e in graph.out_edges(i, BUILD_KINDS):
             if e.dep in keep:
                 m = names(e.dep)
                 if m != n:
-                    g.add_edge(n, m)
+                    succ.add(m)
+                    g.setdefault(m, set())
     return g, counts
+
+
+def is_acyclic(g: Picture) -> bool:
+    """Whether the picture has no cycle (Kahn's algorithm)."""
+    indegree = dict.fromkeys(g, 0)
+    for succ in g.values():
+        for m in succ:
+            indegree[m] += 1
+    ready = [n for n, d in indegree.items() if d == 0]
+    seen = 0
+    while ready:
+        n = ready.pop()
+        seen += 1
+        for m in g[n]:
+            indegree[m] -= 1
+            if indegree[m] == 0:
+                ready.append(m)
+    return seen == len(g)
+
+
+def transitive_reduction(g: Picture) -> Picture:
+    """The edges of a DAG no longer path implies (every node kept)."""
+    below: dict[str, set[str]] = {}
+
+    def descendants(v: str) -> set[str]:
+        hit = below.get(v)
+        if hit is None:
+            hit, stack = set(), list(g[v])
+            while stack:
+                x = stack.pop()
+                if x not in hit:
+                    hit.add(x)
+                    stack.extend(g[x])
+            below[v] = hit
+        return hit
+
+    out: Picture = {}
+    for n, succ in g.items():
+        direct = set(succ)
+        for m in succ:
+            if m in direct:
+                direct -= descendants(m)
+        out[n] = direct
+    return out
+
+
+def _edge_count(g: Picture) -> int:
+    return sum(len(s) for s in g.values())
 
 
 def _marked(
@@ -137,7 +185,7 @@ def _marked(
 
 
 def _body(
-    reduced: nx.DiGraph[str],
+    reduced: Picture,
     counts: dict[str, int],
     root_label: str,
     dead: set[tuple[str, str]],
@@ -145,7 +193,7 @@ def _body(
 ) -> list[str]:
     """The node and edge lines, sorted."""
     lines = []
-    for n in sorted(reduced.nodes):
+    for n in sorted(reduced):
         attrs = []
         if counts.get(n, 1) > 1:
             attrs.append(f"label={_quote(f'{n} ({counts[n]} targets)')}")
@@ -153,7 +201,7 @@ def _body(
             attrs.append("style=bold")
         suffix = f" [{', '.join(attrs)}]" if attrs else ""
         lines.append(f"  {_quote(n)}{suffix};")
-    for a, b in sorted(reduced.edges):
+    for a, b in sorted((a, b) for a, succ in reduced.items() for b in succ):
         style = ""
         if (a, b) in dead:
             style = ' [color=red, style=dashed, penwidth=2, label="dead"]'
@@ -198,8 +246,6 @@ def to_dot(
 ) -> str:
     """DOT text for `root`'s closure under `options`; `dead` edges (removable findings) and
     `kept` ones (target, dep, verdict of a finding that is not removable) are marked."""
-    import networkx as nx
-
     opts = options or DrawOptions()
     level = _levels(graph, root, opts.depth)
     nodes = sorted(level)
@@ -210,10 +256,12 @@ def to_dot(
     g, counts = _picture_graph(names, nodes)
     dead_named, kept_named = _marked(names, dead, kept)
     reduced = g
-    if opts.reduce and nx.is_directed_acyclic_graph(g):
-        reduced = nx.transitive_reduction(g)
-        reduced.add_edges_from(e for e in (*dead_named, *kept_named) if g.has_edge(*e))
-    hidden = g.number_of_edges() - reduced.number_of_edges()
+    if opts.reduce and is_acyclic(g):
+        reduced = transitive_reduction(g)
+        for a, b in (*dead_named, *kept_named):
+            if b in g.get(a, ()):
+                reduced[a].add(b)
+    hidden = _edge_count(g) - _edge_count(reduced)
     lines = ["digraph slim {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica"];']
     lines += _body(reduced, counts, graph.labels[root], dead_named, kept_named)
     notes = _notes(graph, root, opts, nodes, len(shown) if auto else None, hidden)

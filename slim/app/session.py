@@ -179,7 +179,7 @@ class Session:
     def _graph_only(self, labels: Sequence[str]) -> bool:
         if len(self.graph_paths) != 1 or not labels:
             return False
-        if any(lab.endswith("...") or not lab.startswith("//") for lab in labels):
+        if any(lab.endswith("...") or "//" not in lab for lab in labels):
             return False
         req, cfg = self.request, self.config
         for lab in labels:

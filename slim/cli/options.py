@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from slim.app.session import Request
+if TYPE_CHECKING:
+    from slim.app.session import Request
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -135,6 +136,8 @@ def _codes(text: str) -> tuple[str, ...]:
 
 def request_from(kw: Mapping[str, Any], graphs: tuple[str, ...] | None = None) -> Request:
     """The `Request` of a command's keyword arguments (the flags above)."""
+    from slim.app.session import Request
+
     archs = kw.get("cuda_archs") or ""
     return Request(
         graphs=tuple(Path(g) for g in (kw.get("graphs", ()) if graphs is None else graphs)),

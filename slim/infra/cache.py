@@ -20,7 +20,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
     from slim.model.columns import KeyIndex
     from slim.model.graph import BuildGraph
 
-_FORMAT_VERSION = "3"
+_FORMAT_VERSION = "4"
 SAMPLE_BLOCK = 64 << 10
 SAMPLES = 16
 WHOLE_BELOW = 1 << 20
@@ -50,11 +49,36 @@ def cache_dir() -> Path:
     return Path(xdg) / "slim" if xdg else Path.home() / ".cache" / "slim"
 
 
-def _code_stamp() -> str:
-    """The readers' and the model's source stamps: an upgraded slim never reads a stale entry."""
+def _code_files() -> list[Path]:
+    """The sources whose change can change what an entry holds: every reader, the model,
+    and the entry's own layout (this module and `graph_store`)."""
     here = Path(__file__).parent.parent
-    files = sorted([*(here / "ingest").rglob("*.py"), *(here / "model").glob("*.py")])
-    return ",".join(f"{f.name}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files)
+    return sorted(
+        [
+            *(here / "ingest").rglob("*.py"),
+            *(here / "model").glob("*.py"),
+            here / "infra" / "cache.py",
+            here / "infra" / "graph_store.py",
+        ]
+    )
+
+
+def _code_stamp() -> str:
+    """The sources' stamps (path, mtime, size): an upgraded or edited slim never reads a
+    stale entry."""
+    here = Path(__file__).parent.parent
+    parts = []
+    for f in _code_files():
+        st = f.stat()
+        parts.append(f"{f.relative_to(here).as_posix()}:{st.st_mtime_ns}:{st.st_size}")
+    return ",".join(parts)
+
+
+def code_id() -> str:
+    """What every entry this slim writes shares (its version, layout and code stamp); an
+    entry with another one is stale and evicted when a new entry is written."""
+    text = f"{_FORMAT_VERSION}|{__version__}|{_code_stamp()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def sample_hash(path: Path, size: int, block: int = SAMPLE_BLOCK) -> str:
@@ -85,10 +109,17 @@ def input_stamp(path: Path) -> str:
 
 
 def cache_key(paths: Sequence[Path], fmt: str | None) -> str:
-    h = hashlib.sha256(f"{_FORMAT_VERSION}|{__version__}|{fmt}|{_code_stamp()}".encode())
+    h = hashlib.sha256(f"{code_id()}|{fmt}".encode())
     for p in paths:
         h.update(f"|{input_stamp(p)}".encode())
     return h.hexdigest()[:32]
+
+
+def cache_family(paths: Sequence[Path], fmt: str | None) -> str:
+    """The inputs an entry is for, whatever their content: a new entry of a family replaces
+    the family's older ones (an export rewritten in place leaves no stale entry)."""
+    text = "|".join([str(fmt), *(str(p.resolve()) for p in paths)])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _graphs() -> Path:
@@ -100,18 +131,26 @@ def _note(text: str) -> None:
 
 
 # -- writing ----------------------------------------------------------------------------
-def save(graph: BuildGraph, key: str) -> None:
+def save(graph: BuildGraph, key: str, family: str = "") -> None:
     """Write the graph's entry (see `write_entry`)."""
     from slim.infra.graph_store import pack
 
     arrays, meta = pack(graph)
-    write_entry(key, arrays, meta, {"nodes": len(graph), "edges": graph.edge_count})
+    info = {"nodes": len(graph), "edges": graph.edge_count}
+    write_entry(key, arrays, meta, info, family)
 
 
 def write_entry(
-    key: str, arrays: dict[str, NDArray[Any]], meta: bytes, info: dict[str, Any]
+    key: str,
+    arrays: dict[str, NDArray[Any]],
+    meta: bytes,
+    info: dict[str, Any],
+    family: str = "",
 ) -> None:
-    """Write an entry into a private temporary directory, then rename it into place."""
+    """Write an entry into a private temporary directory, rename it into place, then evict
+    the entries it makes stale (see `evict`)."""
+    import shutil
+
     d = _graphs()
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".tmp-{key}-{os.getpid()}"
@@ -124,7 +163,7 @@ def write_entry(
             files[f"{name}.npy"] = _file_record(tmp / f"{name}.npy")
         (tmp / "meta.msgpack").write_bytes(meta)
         files["meta.msgpack"] = _file_record(tmp / "meta.msgpack")
-        body = json.dumps({"key": key, **info, "files": files})
+        body = json.dumps({"key": key, "code": code_id(), "family": family, **info, "files": files})
         digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
         (tmp / "manifest.json").write_text(json.dumps({"body": body, "blake2b": digest}))
         final = d / key
@@ -134,6 +173,61 @@ def write_entry(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    evict(key, family)
+
+
+def _stale(entry: Path, key: str, family: str, code: str) -> bool:
+    try:
+        outer = json.loads((entry / "manifest.json").read_text())
+        manifest = json.loads(outer["body"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return not entry.name.startswith(".")  # a format without these fields, or damaged
+    if not isinstance(manifest, dict) or manifest.get("code") != code:
+        return True
+    return bool(family) and manifest.get("family") == family and entry.name != key
+
+
+def evict(key: str, family: str) -> None:
+    """Remove every entry another slim (version, layout or code) wrote, and the entries of
+    `family` other than `key` (an older content of the same inputs), with their lock
+    files; an entry whose lock another process holds is left for later."""
+    code = code_id()
+    d = _graphs()
+    for entry in d.iterdir() if d.is_dir() else ():
+        mine = entry.name == key or entry.name.startswith(".")
+        if entry.is_dir() and not mine and _stale(entry, key, family, code):
+            _remove_entry(d, entry.name)
+    for lock in d.glob("*.lock"):
+        if not (d / lock.name[: -len(".lock")]).exists():
+            _remove_entry(d, lock.name[: -len(".lock")])
+
+
+def _remove_entry(d: Path, name: str) -> None:
+    """Remove the entry `name` and its lock file, holding that lock (never one a writer or
+    a waiting reader is using)."""
+    import fcntl
+    import shutil
+
+    path = d / f"{name}.lock"
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        fd = -1
+    except OSError:
+        return
+    try:
+        if fd >= 0:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return
+        shutil.rmtree(d / name, ignore_errors=True)
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _file_record(path: Path) -> dict[str, Any]:
@@ -213,6 +307,8 @@ def load(key: str) -> BuildGraph | None:
 
 
 def _discard(entry: Path, why: str) -> None:
+    import shutil
+
     _note(f"discarded the damaged cache entry {entry} ({why}); rebuilding it")
     with contextlib.suppress(OSError):
         shutil.rmtree(entry)
@@ -222,18 +318,27 @@ def _discard(entry: Path, why: str) -> None:
 @contextlib.contextmanager
 def writer_lock(key: str) -> Iterator[bool]:
     """Hold the key's lock (True), waiting for a concurrent writer; False when the cache
-    directory cannot be written (the query then runs without the cache)."""
+    directory cannot be written (the query then runs without the cache). A lock file an
+    eviction removed while this process waited on it is opened again."""
+    import fcntl
+
     try:
         d = _graphs()
         d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(d / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        path = d / f"{key}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
     except OSError:
         yield False
         return
     try:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_EX)
         _clean_stale(d, key)
         yield True
     finally:
@@ -253,6 +358,8 @@ def _pid_alive(pid: int) -> bool:
 def _clean_stale(d: Path, key: str) -> None:
     """Temporaries of this key (its lock is ours, so their writer died) and of any key
     whose writer process is gone."""
+    import shutil
+
     for tmp in d.glob(".tmp-*"):
         _, _, rest = tmp.name.partition("-")
         tkey, _, pid = rest.rpartition("-")
@@ -287,7 +394,7 @@ def load_graph_cached(
             graph = load_graph(paths, fmt)
             if locked:
                 try:
-                    save(graph, key)
+                    save(graph, key, cache_family(paths, fmt))
                 except OSError as exc:
                     _note(f"could not write the graph cache ({exc.strerror or exc})")
     return graph
@@ -298,26 +405,30 @@ def load_closure_graph(
 ) -> BuildGraph | None:
     """A graph-only query's graph: the cached whole graph when there is one, else the
     closure of `labels` read from a streamed_jsonproto export; None: parse it all."""
-    from slim.ingest.graph.bazel_closure import FORMAT, load_closure
-
     if not path.is_file():
         return None
     if use_cache:
         graph = load(cache_key([path], fmt))
         if graph is not None:
             return graph
+    from slim.ingest.graph import buck2_scan
+    from slim.ingest.graph.bazel_closure import FORMAT, load_closure
+
     if fmt is None:
         from slim.ingest import detect
 
         fmt = detect(path, "graph").name
+    if fmt == buck2_scan.FORMAT:
+        return buck2_scan.load_closure(path, labels)
     if fmt != FORMAT:
         return None
     index_key = f"{cache_key([path], fmt)}-lines"
+    family = f"{cache_family([path], fmt)}-lines"
     return load_closure(
         path,
         labels,
         cached_index=(lambda: _load_index(index_key)) if use_cache else None,
-        keep_index=(lambda index: _save_index(index_key, index)) if use_cache else None,
+        keep_index=(lambda index: _save_index(index_key, family, index)) if use_cache else None,
     )
 
 
@@ -335,13 +446,13 @@ def _load_index(key: str) -> KeyIndex | None:
     return None
 
 
-def _save_index(key: str, index: dict[bytes, int]) -> None:
+def _save_index(key: str, family: str, index: dict[bytes, int]) -> None:
     """Keep an export's line index, so the next closure query on it skips the scan."""
     from slim.model.columns import KeyIndex
 
     with writer_lock(key) as locked:
         if locked:
             try:
-                write_entry(key, KeyIndex.pack(index), b"", {"lines": len(index)})
+                write_entry(key, KeyIndex.pack(index), b"", {"lines": len(index)}, family)
             except OSError as exc:
                 _note(f"could not write the graph cache ({exc.strerror or exc})")

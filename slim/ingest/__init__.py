@@ -111,7 +111,7 @@ FORMATS: tuple[Format, ...] = (
     _f(
         "buck2-query-json",
         "graph",
-        "slim.ingest.graph.buck2_json:query",
+        "slim.ingest.graph.buck2_scan:query",
         "Buck2 cquery/uquery JSON (attributes; plain label lists give nodes only)",
         "buck2 cquery 'deps(//app:app)' --output-attribute '^buck\\.' "
         "--output-attribute '^(deps|exported_deps|srcs|base_module|labels)$' > graph.json",

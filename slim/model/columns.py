@@ -34,6 +34,26 @@ def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
     return ids, items
 
 
+def position(ids: NDArray[np.integer], key: object) -> int:
+    """Where `key` is in the sorted `ids`, -1 if absent. The key is searched in the array's
+    own dtype: numpy would otherwise convert (copy) the whole memory-mapped array."""
+    if not isinstance(key, int | np.integer):
+        return -1
+    info = np.iinfo(ids.dtype)
+    if not info.min <= key <= info.max:
+        return -1
+    pos = int(np.searchsorted(ids, ids.dtype.type(key)))
+    return pos if pos < len(ids) and ids[pos] == key else -1
+
+
+def positions(ids: NDArray[np.integer], keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each key the index of the first of the (non-empty) sorted `ids` not below it,
+    capped at the last: `ids[out] == keys` says which keys are present."""
+    info = np.iinfo(ids.dtype)
+    near = np.clip(keys, info.min, info.max).astype(ids.dtype)
+    return np.minimum(np.searchsorted(ids, near), len(ids) - 1)
+
+
 class LocationColumn(Mapping[int, Location]):
     """target id -> Location, from sorted ids, a path-table index and a line per id."""
 
@@ -42,12 +62,14 @@ class LocationColumn(Mapping[int, Location]):
         ids: NDArray[np.int64],
         path_idx: NDArray[np.int64],
         lines: NDArray[np.int64],
-        paths: list[str],
+        paths: Sequence[str],
     ) -> None:
         self._ids, self._path_idx, self._lines, self._paths = ids, path_idx, lines, paths
 
     @staticmethod
     def pack(locs: Mapping[int, Location]) -> dict[str, object]:
+        if isinstance(locs, LocationColumn):
+            return locs._packed()
         ids, values = ordered(locs)
         paths = [v.path for v in values]
         table = {p: i for i, p in enumerate(dict.fromkeys(paths))}
@@ -57,6 +79,17 @@ class LocationColumn(Mapping[int, Location]):
             "path_idx": np.fromiter(map(table.__getitem__, paths), np.int64, len(paths)),
             "lines": np.fromiter(lines, np.int64, len(values)),
             "paths": SEP.join(table),
+        }
+
+    def _packed(self) -> dict[str, object]:
+        """`pack` of this column: its arrays, the path table cut to the paths in use."""
+        used, path_idx = np.unique(np.asarray(self._path_idx), return_inverse=True)
+        paths = [self._paths[int(k)] for k in used.tolist()]
+        return {
+            "ids": np.asarray(self._ids, dtype=np.int64),
+            "path_idx": path_idx.astype(np.int64),
+            "lines": np.asarray(self._lines, dtype=np.int64),
+            "paths": SEP.join(paths),
         }
 
     @staticmethod
@@ -70,10 +103,7 @@ class LocationColumn(Mapping[int, Location]):
         )
 
     def _pos(self, key: object) -> int:
-        if not isinstance(key, int | np.integer):
-            return -1
-        pos = int(np.searchsorted(self._ids, key))
-        return pos if pos < len(self._ids) and self._ids[pos] == key else -1
+        return position(self._ids, key)
 
     def __getitem__(self, key: int) -> Location:
         pos = self._pos(key)
@@ -96,17 +126,17 @@ class LocationColumn(Mapping[int, Location]):
         want = np.fromiter(ids, dtype=np.int64)
         if not len(want) or not len(self._ids):
             return {}
-        pos = np.minimum(np.searchsorted(self._ids, want), len(self._ids) - 1)
+        pos = positions(self._ids, want)
         hit = (self._ids[pos] == want) & (self._lines[pos] >= 0)
         want, paths = want[hit], self._path_idx[pos[hit]]
+        if not len(want):
+            return {}
         order = np.argsort(paths, kind="stable")
         paths, want = paths[order], want[order]
-        cuts = np.flatnonzero(np.diff(paths)) + 1
-        return {
-            self._paths[int(group_paths[0])]: group.tolist()
-            for group_paths, group in zip(np.split(paths, cuts), np.split(want, cuts), strict=True)
-            if len(group)
-        }
+        starts = [0, *(np.flatnonzero(np.diff(paths)) + 1).tolist()]
+        ends = [*starts[1:], len(want)]
+        found, path_idx = want.tolist(), paths.tolist()
+        return {self._paths[path_idx[a]]: found[a:b] for a, b in zip(starts, ends, strict=True)}
 
 
 class StringsColumn(Mapping[int, tuple[str, ...]]):
@@ -136,10 +166,7 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         )
 
     def _pos(self, key: object) -> int:
-        if not isinstance(key, int | np.integer):
-            return -1
-        pos = int(np.searchsorted(self._ids, key))
-        return pos if pos < len(self._ids) and self._ids[pos] == key else -1
+        return position(self._ids, key)
 
     def __getitem__(self, key: int) -> tuple[str, ...]:
         pos = self._pos(key)
@@ -150,6 +177,12 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
 
     def __contains__(self, key: object) -> bool:
         return self._pos(key) >= 0
+
+    def contains_many(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of `ids` have an entry (one vectorized search)."""
+        if not len(self._ids):
+            return np.zeros(len(ids), dtype=bool)
+        return np.asarray(self._ids[positions(self._ids, ids)] == ids)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._ids.tolist())
@@ -163,29 +196,24 @@ def label_hash(label: str) -> int:
     return zlib.crc32(label.encode())
 
 
-class LabelColumn(Sequence[str]):
-    """id -> label from one blob and offsets; `find` answers from a sorted hash index, so
-    a query never builds the million-entry label -> id dict."""
+class TextColumn(Sequence[str]):
+    """id -> string from one blob (each string followed by a separator) and offsets,
+    decoded only for the ids asked for."""
 
-    def __init__(
-        self,
-        blob: NDArray[np.uint8],
-        offsets: NDArray[np.int64],
-        hashes: NDArray[np.uint32],
-        order: NDArray[np.int32],
-    ) -> None:
-        self._blob, self._off, self._hashes, self._order = blob, offsets, hashes, order
+    def __init__(self, blob: NDArray[np.uint8], offsets: NDArray[np.int64]) -> None:
+        self._blob, self._off = blob, offsets
         self._all: list[str] | None = None
 
     @staticmethod
-    def pack(labels: Sequence[str]) -> dict[str, NDArray[Any]]:
-        parts = [lab.encode() for lab in labels]
+    def pack(texts: Sequence[str]) -> dict[str, NDArray[Any]]:
+        return TextColumn.pack_encoded([t.encode() for t in texts])
+
+    @staticmethod
+    def pack_encoded(parts: Sequence[bytes]) -> dict[str, NDArray[Any]]:
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) + 1 for p in parts], out=offsets[1:])
-        hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
-        order = np.argsort(hashes, kind="stable").astype(np.int32)
         blob = np.frombuffer(SEP.encode().join(parts) + SEP.encode(), dtype=np.uint8)
-        return {"blob": blob, "offsets": offsets, "hashes": hashes[order], "order": order}
+        return {"blob": blob, "offsets": offsets}
 
     def __len__(self) -> int:
         return len(self._off) - 1
@@ -209,15 +237,38 @@ class LabelColumn(Sequence[str]):
         return iter(self.as_list())
 
     def as_list(self) -> list[str]:
-        """Every label, decoded once (whole-graph work)."""
+        """Every string, decoded once (whole-graph work)."""
         if self._all is None:
             text = bytes(self._blob[:-1]).decode() if len(self) else ""
             self._all = text.split(SEP) if len(self) else []
         return self._all
 
+
+class LabelColumn(TextColumn):
+    """id -> label from one blob and offsets; `find` answers from a sorted hash index, so
+    a query never builds the million-entry label -> id dict."""
+
+    def __init__(
+        self,
+        blob: NDArray[np.uint8],
+        offsets: NDArray[np.int64],
+        hashes: NDArray[np.uint32],
+        order: NDArray[np.int32],
+    ) -> None:
+        super().__init__(blob, offsets)
+        self._hashes, self._order = hashes, order
+
+    @staticmethod
+    def pack(texts: Sequence[str]) -> dict[str, NDArray[Any]]:
+        parts = [t.encode() for t in texts]
+        out = TextColumn.pack_encoded(parts)
+        hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
+        order = np.argsort(hashes, kind="stable").astype(np.int32)
+        return {**out, "hashes": hashes[order], "order": order}
+
     def find(self, label: str) -> int | None:
         """The id of exactly `label`, None if absent."""
-        h = label_hash(label)
+        h = np.uint32(label_hash(label))  # a Python int would convert the whole array
         lo = int(np.searchsorted(self._hashes, h, side="left"))
         hi = int(np.searchsorted(self._hashes, h, side="right"))
         for pos in range(lo, hi):
@@ -285,7 +336,7 @@ class KeyIndex:
         return len(self._values)
 
     def get(self, key: bytes) -> int | None:
-        h = zlib.crc32(key)
+        h = np.uint32(zlib.crc32(key))
         lo = int(np.searchsorted(self._hashes, h, side="left"))
         hi = int(np.searchsorted(self._hashes, h, side="right"))
         for pos in range(lo, hi):
@@ -298,14 +349,21 @@ class KeyIndex:
 class CodeColumn(Sequence[str]):
     """id -> one of a few strings (rule kinds): a table and a code per id."""
 
-    def __init__(self, table: list[str], codes: NDArray[np.int32]) -> None:
+    def __init__(self, table: list[str], codes: NDArray[np.integer]) -> None:
         self._table, self._codes = table, codes
 
+    def nonempty(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of `ids` have a value other than the empty string."""
+        if "" not in self._table:
+            return np.ones(len(ids), dtype=bool)
+        return np.asarray(self._codes[ids] != self._table.index(""))
+
     @staticmethod
-    def pack(values: Sequence[str]) -> tuple[list[str], NDArray[np.int32]]:
+    def pack(values: Sequence[str]) -> tuple[list[str], NDArray[np.integer]]:
         table = sorted(set(values))
         pos = {k: i for i, k in enumerate(table)}
-        return table, np.fromiter((pos[v] for v in values), dtype=np.int32, count=len(values))
+        dtype = np.int8 if len(table) < 2**7 else np.int16 if len(table) < 2**15 else np.int32
+        return table, np.fromiter((pos[v] for v in values), dtype=dtype, count=len(values))
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -349,10 +407,7 @@ class MsgpackColumn(Mapping[int, Any]):
         return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
 
     def _pos(self, key: object) -> int:
-        if not isinstance(key, int | np.integer):
-            return -1
-        pos = int(np.searchsorted(self._ids, key))
-        return pos if pos < len(self._ids) and self._ids[pos] == key else -1
+        return position(self._ids, key)
 
     def __getitem__(self, key: int) -> Any:
         import msgspec

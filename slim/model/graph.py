@@ -1,9 +1,9 @@
 """The build graph: targets with integer ids and array-based adjacency.
 
 `GraphBuilder` is what every graph reader feeds; `BuildGraph` is the frozen result that
-analyzers query. Storage is columnar (lists indexed by id, numpy edge arrays, scipy CSR)
-so that a million targets and tens of millions of edges fit in memory; networkx is used
-only for small subgraphs (drawing, `why` path enumeration).
+analyzers query. Storage is columnar (lists or memory-mapped columns indexed by id, numpy
+CSR edge arrays) so that a million targets and tens of millions of edges fit in memory;
+traversals are numpy breadth-first searches that touch only the edges they follow.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 from slim.model.labels import label_name, label_package, normalize_label
 
 if TYPE_CHECKING:
-    import networkx as nx
     from numpy.typing import NDArray
     from scipy.sparse import csr_matrix
 
@@ -138,12 +137,17 @@ class Location:
     @staticmethod
     def parse(text: str) -> Location:
         """`lib/BUILD:7:11` or `C:/x/BUILD:7:11` -> Location("lib/BUILD", 7)."""
-        parts = text.rsplit(":", 2)
-        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-            return Location(parts[0], int(parts[1]))
-        if len(parts) >= 2 and parts[-1].isdigit():
-            return Location(text.rsplit(":", 1)[0], int(parts[-1]))
-        return Location(text)
+        return Location(*split_location(text))
+
+
+def split_location(text: str) -> tuple[str, int | None]:
+    """(path, line) of `lib/BUILD:7:11`, `C:/x/BUILD:7` or `lib/BUILD` (line None)."""
+    parts = text.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return parts[0], int(parts[1])
+    if len(parts) >= 2 and parts[-1].isdigit():
+        return text.rsplit(":", 1)[0], int(parts[-1])
+    return text, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +215,12 @@ class GraphBuilder:
     _aliases: dict[str, int] = field(default_factory=dict)
     _labels: list[str] = field(default_factory=list)
     _kinds: list[str] = field(default_factory=list)
-    _locations: dict[int, Location] = field(default_factory=dict)
+    _loc_ids: array[int] = field(default_factory=lambda: array("i"))
+    _loc_paths: array[int] = field(default_factory=lambda: array("i"))
+    _loc_lines: array[int] = field(default_factory=lambda: array("i"))
+    _paths: list[str] = field(default_factory=list)
+    _path_ids: dict[str, int] = field(default_factory=dict)
+    _loc_other: dict[int, Location] = field(default_factory=dict)
     _srcs: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _tags: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _attrs: dict[int, dict[str, AttrValue]] = field(default_factory=dict)
@@ -229,9 +238,80 @@ class GraphBuilder:
     notes: list[str] = field(default_factory=list)
     described: set[int] | None = None
     """When a set: the targets `add_target` describes (what one export describes)."""
+    _texts: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self._labels)
+
+    def __getstate__(self) -> dict[str, object]:
+        """What a worker sends back: no label -> id index (rebuilt from the labels)."""
+        skip = ("_ids", "_texts", "_path_ids")
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
+        self._path_ids = dict(zip(self._paths, range(len(self._paths)), strict=True))
+        self._texts = {}
+
+    def text(self, value: str) -> str:
+        """One shared copy of a string many targets carry (a rule kind, a BUILD file path)."""
+        return self._texts.setdefault(value, value)
+
+    def set_location(self, target: int, location: Location) -> None:
+        """Where `target` is declared (a later call wins). Kept as columns: a path table
+        and a line per call, not a `Location` object per target."""
+        line = location.line
+        if location.offset is None and (line is None or 0 <= line < 2**31):
+            self._located(target, location.path, -1 if line is None else line)
+        else:
+            self._loc_other[target] = location
+            self._located(target, "", -2)
+
+    def set_location_text(self, target: int, text: str) -> None:
+        """`set_location(target, Location.parse(text))` without the object."""
+        path, line = split_location(text)
+        if line is None:
+            self._located(target, path, -1)
+        elif line < 2**31:
+            self._located(target, path, line)
+        else:
+            self.set_location(target, Location(path, line))
+
+    def _located(self, target: int, path: str, line: int) -> None:
+        self._loc_ids.append(target)
+        self._loc_paths.append(self._path_id(path))
+        self._loc_lines.append(line)
+
+    def _final_locations(
+        self, renumber: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """(new ids ascending, path index, line) of each kept target's last location."""
+        ids = np.frombuffer(self._loc_ids, dtype=np.int32)[::-1].astype(np.int64)
+        order = np.argsort(ids, kind="stable")
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = ids[order][1:] != ids[order][:-1]
+        last = len(ids) - 1 - order[first]
+        new = renumber[ids[::-1][last]] if len(ids) else np.zeros(0, dtype=np.int64)
+        keep = new >= 0
+        paths = np.frombuffer(self._loc_paths, dtype=np.int32).astype(np.int64)
+        lines = np.frombuffer(self._loc_lines, dtype=np.int32).astype(np.int64)
+        return new[keep], paths[last][keep], lines[last][keep]
+
+    def _built_locations(self, renumber: NDArray[np.int64]) -> Mapping[int, Location]:
+        """The kept targets' locations: columns, or a dict when a location has a byte
+        offset or an unusual line (no reader of a build graph gives one)."""
+        from slim.model.columns import LocationColumn
+
+        ids, paths, lines = self._final_locations(renumber)
+        if not len(lines) or int(lines.min()) >= -1:
+            return LocationColumn(ids, paths, lines, self._paths)
+        by_old = {int(renumber[k]): v for k, v in self._loc_other.items()}
+        col = LocationColumn(ids, paths, lines, self._paths)
+        return {
+            i: by_old[i] if line == -2 else col[i]
+            for i, line in zip(ids.tolist(), lines.tolist(), strict=True)
+        }
 
     def intern(self, label: str) -> int:
         """The id of a canonical label, creating an unknown (external) node if new."""
@@ -294,11 +374,11 @@ class GraphBuilder:
         first export named on the command line decides the rule kind)."""
         i = self.intern(label)
         if kind and not self._kinds[i]:
-            self._kinds[i] = kind
+            self._kinds[i] = self._texts.setdefault(kind, kind)
         if self.described is not None and kind:
             self.described.add(i)
         if location is not None:
-            self._locations[i] = location
+            self.set_location(i, location)
         srcs_t = tuple(srcs)
         if srcs_t:
             self._add_srcs(i, srcs_t)
@@ -345,26 +425,55 @@ class GraphBuilder:
         if len(self._pending_labels) >= 1 << 16:
             self.flush()
 
+    def add_label_groups(
+        self, target: int, groups: Sequence[tuple[Sequence[str], EdgeKind]], package: str
+    ) -> None:
+        """`add_label_edges` for each (labels, kind) of one rule, in one call."""
+        for labels, kind in groups:
+            pending = self._pending_labels
+            pending.extend(labels)
+            self._pending.append((target, len(labels), kind, package))
+            if len(pending) >= 1 << 16:
+                self.flush()
+
     def flush(self) -> None:
         """Intern queued labels and append their edges."""
         if not self._pending:
             return
         labels, pending = self._pending_labels, self._pending
         self._pending_labels, self._pending = [], []
-        out: list[int | None] = list(map(self._ids.get, labels))
+        ids = self._ids
+        out: list[int | None] = list(map(ids.get, labels))
         if None in out:
             pos = 0
             for _target, count, _kind, package in pending:
-                for k in range(pos, pos + count):
+                end = pos + count
+                for k in range(pos, end):
                     if out[k] is None:
-                        out[k] = self.intern_raw([labels[k]], package)[0]
-                pos += count
+                        out[k] = self._intern_printed(labels[k], package)
+                pos = end
         targets = np.fromiter((p[0] for p in pending), dtype=np.int32, count=len(pending))
         counts = np.fromiter((p[1] for p in pending), dtype=np.int64, count=len(pending))
         kinds = np.fromiter((p[2] for p in pending), dtype=np.int8, count=len(pending))
         self._src.frombytes(np.repeat(targets, counts).tobytes())
         self._dst.frombytes(np.asarray(out, dtype=np.int32).tobytes())
         self._ekind.frombytes(np.repeat(kinds, counts).tobytes())
+
+    def _path_id(self, path: str) -> int:
+        pid = self._path_ids.get(path)
+        if pid is None:
+            pid = self._path_ids[path] = len(self._paths)
+            self._paths.append(path)
+        return pid
+
+    def _intern_printed(self, raw: str, package: str) -> int:
+        """`intern_raw([raw], package)[0]`, a canonical label without the list round trip."""
+        i = self._ids.get(raw)
+        if i is not None:
+            return i
+        if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
+            return self.intern(raw)  # canonical: normalize_label would return it as is
+        return self.intern_raw([raw], package)[0]
 
     def add_edges(self, target: int, deps: Iterable[int], kind: EdgeKind) -> None:
         deps_arr = array("i", deps)
@@ -392,31 +501,39 @@ class GraphBuilder:
         """Add everything `other` (built independently, e.g. in a worker) describes."""
         self.flush()
         other.flush()
-        ids = np.array(self.intern_many(other._labels), dtype=np.int64)
-        kinds = self._kinds
+        ids_list = self.intern_many(other._labels)
+        ids = np.array(ids_list, dtype=np.int64)
+        at = ids_list.__getitem__
+        kinds, texts = self._kinds, self._texts
         for j, kind in enumerate(other._kinds):
-            if kind and not kinds[int(ids[j])]:
-                kinds[int(ids[j])] = kind
-
-        def move(d: dict[int, _V], into: dict[int, _V]) -> None:
-            for k, v in d.items():
-                into[int(ids[k])] = v
-
-        move(other._locations, self._locations)
+            if kind and not kinds[ids_list[j]]:
+                kinds[ids_list[j]] = texts.setdefault(kind, kind)
+        if other._loc_ids:
+            pids = np.array([self._path_id(p) for p in other._paths], dtype=np.int32)
+            locs = ids[np.frombuffer(other._loc_ids, dtype=np.int32)].astype(np.int32)
+            self._loc_ids.frombytes(locs.tobytes())
+            self._loc_paths.frombytes(
+                pids[np.frombuffer(other._loc_paths, dtype=np.int32)].tobytes()
+            )
+            self._loc_lines.frombytes(other._loc_lines.tobytes())
+        for d, into in (
+            (other._loc_other, self._loc_other),
+            (other._tags, self._tags),
+        ):
+            into.update(zip(map(at, d), d.values(), strict=True))  # type: ignore[arg-type]
         for k, srcs in other._srcs.items():
-            self._add_srcs(int(ids[k]), srcs)
-        move(other._tags, self._tags)
+            self._add_srcs(at(k), srcs)
         for k, attrs in other._attrs.items():
-            self._attrs.setdefault(int(ids[k]), {}).update(attrs)
+            self._attrs.setdefault(at(k), {}).update(attrs)
         for k, c in other._configurations.items():
-            self._configurations.setdefault(int(ids[k]), set()).update(c)
-        self._files.update(int(ids[f]) for f in other._files)
+            self._configurations.setdefault(at(k), set()).update(c)
+        self._files.update(map(at, other._files))
         for f, g in other._generated_by.items():
-            self._generated_by[int(ids[f])] = int(ids[g])
+            self._generated_by[at(f)] = at(g)
         for path, t in other._artifacts.items():
-            self._artifacts[path] = int(ids[t])
+            self._artifacts[path] = at(t)
         for (a, b), loc in other._edge_locations.items():
-            self._edge_locations.setdefault((int(ids[a]), int(ids[b])), loc)
+            self._edge_locations.setdefault((at(a), at(b)), loc)
         if len(other._src):
             src = ids[np.frombuffer(other._src, dtype=np.int32)].astype(np.int32)
             dst = ids[np.frombuffer(other._dst, dtype=np.int32)].astype(np.int32)
@@ -507,12 +624,13 @@ class GraphBuilder:
         e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
         e_kind = (keys & 0xF).astype(np.int8)
         data_files = self._data_files(src, dst, ek, is_file, final)
-        kept = np.flatnonzero(node_keep)
-        labels = [self._labels[i] for i in kept.tolist()]
-        kinds = [self._kinds[i] for i in kept.tolist()]
+        kept = np.flatnonzero(node_keep).tolist()
+        labels = list(map(self._labels.__getitem__, kept))
+        kinds = list(map(self._kinds.__getitem__, kept))
+        renumber = new_id.tolist()
 
         def remap(d: dict[int, _V]) -> dict[int, _V]:
-            return {int(new_id[k]): v for k, v in d.items() if new_id[k] >= 0}
+            return {n: v for k, v in d.items() if (n := renumber[k]) >= 0}
 
         artifacts = {p: int(final[t]) for p, t in self._artifacts.items()}
         edge_locs = {
@@ -523,7 +641,7 @@ class GraphBuilder:
         return BuildGraph(
             labels=labels,
             kinds=kinds,
-            locations=remap(self._locations),
+            locations=self._built_locations(new_id),
             srcs=remap(self._srcs),
             tags=remap(self._tags),
             attrs=remap(self._attrs),
@@ -560,6 +678,15 @@ class GraphBuilder:
 
 class PartialGraphError(RuntimeError):
     """A whole-graph question asked of a graph that holds only some roots' closure."""
+
+
+def unique_sorted(a: NDArray[np.int64]) -> NDArray[np.int64]:
+    """`np.unique` of a 1-D integer array (numpy 2's own imports `numpy.ma` on first use,
+    tens of milliseconds of a query's start-up)."""
+    a = np.sort(a)
+    if len(a) > 1:
+        a = a[np.concatenate(([True], a[1:] != a[:-1]))]
+    return a
 
 
 def _kind_table(kinds: frozenset[EdgeKind]) -> NDArray[np.bool_]:
@@ -676,6 +803,23 @@ class BuildGraph:
             attrs=self.attrs.get(i, {}),
         )
 
+    def described(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of `ids` are real targets (a rule kind or sources), not bare labels that
+        only an edge names; vectorized over a cached graph's columns."""
+        nonempty = getattr(self.kinds, "nonempty", None)
+        if nonempty is not None:
+            out: NDArray[np.bool_] = nonempty(ids)
+        else:
+            kinds = self.kinds
+            out = np.fromiter((kinds[i] != "" for i in ids.tolist()), dtype=bool, count=len(ids))
+        contains_many = getattr(self.srcs, "contains_many", None)
+        if contains_many is not None:
+            has_srcs: NDArray[np.bool_] = contains_many(ids)
+        else:
+            srcs = self.srcs
+            has_srcs = np.fromiter((i in srcs for i in ids.tolist()), dtype=bool, count=len(ids))
+        return out | has_srcs
+
     def targets(self, ids: Iterable[int] | None = None) -> Iterator[Target]:
         for i in range(len(self.labels)) if ids is None else ids:
             yield self.target(int(i))
@@ -755,35 +899,63 @@ class BuildGraph:
         return eids, ends.astype(np.int64)
 
     def _bfs(
-        self,
-        sources: Iterable[int],
-        kinds: frozenset[EdgeKind],
-        *,
-        reverse: bool = False,
-        cut: NDArray[np.int64] | None = None,
-        allowed: NDArray[np.bool_] | None = None,
+        self, sources: Iterable[int], kinds: frozenset[EdgeKind], *, reverse: bool = False
     ) -> NDArray[np.int64]:
         """Edge count from the nearest of `sources` for every target (-1: unreached), one
-        vectorized step per level; `cut` holds `src * n + dst` keys of edges to ignore,
-        `allowed` the only targets the search may enter."""
+        vectorized step per level."""
         n = len(self.labels)
         table = _kind_table(kinds)
         dist = np.full(n, -1, dtype=np.int64)
-        frontier = np.unique(np.fromiter(sources, dtype=np.int64))
+        frontier = unique_sorted(np.fromiter(sources, dtype=np.int64))
         dist[frontier] = 0
         level = 0
         while len(frontier):
             level += 1
+            _, ends = self._step(frontier, table, reverse)
+            ends = unique_sorted(ends)
+            frontier = ends[dist[ends] < 0]
+            dist[frontier] = level
+        return dist
+
+    def reach_mask(
+        self,
+        sources: Iterable[int],
+        kinds: frozenset[EdgeKind] = BUILD_KINDS,
+        *,
+        cut: NDArray[np.int64] | None = None,
+        seen: NDArray[np.bool_] | None = None,
+        reverse: bool = False,
+    ) -> NDArray[np.bool_]:
+        """Which targets `sources` reach (reach them, with `reverse`), sources included,
+        with the edges whose `src * n + dst` key is in `cut` ignored; with `seen`, that
+        mask is extended in place (targets already in it are not entered again)."""
+        n = len(self.labels)
+        table = _kind_table(kinds)
+        mask = np.zeros(n, dtype=bool) if seen is None else seen
+        frontier = unique_sorted(np.fromiter(sources, dtype=np.int64))
+        frontier = frontier[~mask[frontier]]
+        mask[frontier] = True
+        while len(frontier):
             eids, ends = self._step(frontier, table, reverse)
             if cut is not None and len(cut) and len(eids):
                 keys = self.edge_src[eids].astype(np.int64) * n + self.edge_dst[eids]
                 ends = ends[~np.isin(keys, cut)]
-            if allowed is not None:
-                ends = ends[allowed[ends]]
-            ends = np.unique(ends)
-            frontier = ends[dist[ends] < 0]
-            dist[frontier] = level
-        return dist
+            ends = unique_sorted(ends[~mask[ends]])
+            mask[ends] = True
+            frontier = ends
+        return mask
+
+    def adjacency(
+        self, kinds: frozenset[EdgeKind] = BUILD_KINDS
+    ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+        """(indptr, indices) of the edges of `kinds`: CSR rows without scipy (edges are
+        sorted by target, so no COO pass)."""
+        if kinds == ALL_KINDS:
+            return self.indptr, self.edge_dst
+        mask = self.edge_mask(kinds)
+        indptr = np.zeros(len(self.labels) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.edge_src[mask], minlength=len(self.labels)), out=indptr[1:])
+        return indptr, self.edge_dst[mask]
 
     def csr(self, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> csr_matrix:
         """Adjacency restricted to `kinds` as a scipy CSR matrix (cached per kind set)."""
@@ -792,14 +964,7 @@ class BuildGraph:
             from scipy.sparse import csr_matrix
 
             n = len(self.labels)
-            if kinds == ALL_KINDS:
-                indices, indptr = self.edge_dst, self.indptr
-            else:
-                # Edges are sorted by target, so the CSR is built directly (no COO pass).
-                mask = self.edge_mask(kinds)
-                indices = self.edge_dst[mask]
-                indptr = np.zeros(n + 1, dtype=np.int64)
-                np.cumsum(np.bincount(self.edge_src[mask], minlength=n), out=indptr[1:])
+            indptr, indices = self.adjacency(kinds)
             data = np.ones(len(indices), dtype=np.int8)
             m = csr_matrix((data, indices, indptr), shape=(n, n))
             self._csr[kinds] = m
@@ -819,7 +984,7 @@ class BuildGraph:
         key = (int(roots[0]), kinds) if len(roots) == 1 else None
         if key is not None and key in self._closures:
             return self._closures[key]
-        out = np.flatnonzero(self._bfs(roots, kinds) >= 0).astype(np.int64)
+        out = np.flatnonzero(self.reach_mask(roots, kinds)).astype(np.int64)
         out.flags.writeable = False
         if key is not None:
             if len(self._closures) >= 8:
@@ -832,7 +997,7 @@ class BuildGraph:
     ) -> NDArray[np.int64]:
         """Ids that reach any of `targets` (targets included), sorted."""
         self._need_whole("reverse_closure")
-        return np.flatnonzero(self._bfs(targets, kinds, reverse=True) >= 0).astype(np.int64)
+        return np.flatnonzero(self.reach_mask(targets, kinds, reverse=True)).astype(np.int64)
 
     def closure_without(
         self,
@@ -843,26 +1008,11 @@ class BuildGraph:
         """What `root` still reaches once the edges `removed` are cut (all their kinds)."""
         n = len(self.labels)
         cut = np.array(sorted({int(a) * n + int(b) for a, b in removed}), dtype=np.int64)
-        return np.flatnonzero(self._bfs([root], kinds, cut=cut) >= 0).astype(np.int64)
+        return np.flatnonzero(self.reach_mask([root], kinds, cut=cut)).astype(np.int64)
 
     def _need_whole(self, what: str) -> None:
         if self.closure_of:
             raise PartialGraphError(f"{what} needs the whole graph, not a closure")
-
-    def subgraph(
-        self, ids: Iterable[int], kinds: frozenset[EdgeKind] = ALL_KINDS
-    ) -> nx.MultiDiGraph[int]:
-        """A networkx view of a (small) set of targets, edges keyed by their kind."""
-        import networkx as nx
-
-        keep = {int(i) for i in ids}
-        g: nx.MultiDiGraph[int] = nx.MultiDiGraph()
-        for i in sorted(keep):
-            g.add_node(i)
-            for e in self.out_edges(i, kinds):
-                if e.dep in keep:
-                    g.add_edge(i, e.dep, key=e.kind, kind=e.kind)
-        return g
 
     def _back_within(
         self, nodes: NDArray[np.int64], dest: int, kinds: frozenset[EdgeKind]
@@ -882,7 +1032,7 @@ class BuildGraph:
         frontier[dest] = True
         while True:
             level += 1
-            new = np.unique(src[frontier[dst] & (up[src] < 0)])
+            new = unique_sorted(src[frontier[dst] & (up[src] < 0)])
             if not len(new):
                 return up
             frontier[:] = False
@@ -935,7 +1085,7 @@ class BuildGraph:
         succ: dict[int, list[int]] = {}
         for a in nodes.tolist():
             _, nexts = self._step(np.array([a], dtype=np.int64), table, False)
-            nexts = np.unique(nexts)  # one per kind
+            nexts = unique_sorted(nexts)  # one per kind
             nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
             if len(nexts):
                 succ[a] = nexts.tolist()

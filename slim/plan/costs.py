@@ -164,7 +164,6 @@ class CostModel:
     _scheduler: Scheduler | None = None
     _cache: dict[int, TargetCost] = field(default_factory=dict)
     _kinds: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    _code_mask: NDArray[np.bool_] | None = None
     _arrays: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int8]] | None = None
 
     @property
@@ -195,17 +194,6 @@ class CostModel:
             hit = self._estimate(target)
             self._cache[target] = hit
         return hit
-
-    @property
-    def code_mask(self) -> NDArray[np.bool_]:
-        """Targets that are real rules (a kind or sources), not bare external labels."""
-        if self._code_mask is None:
-            g = self.graph
-            mask = np.asarray(np.array(g.kinds, dtype=object) != "", dtype=bool)
-            if g.srcs:
-                mask[np.fromiter(g.srcs.keys(), dtype=np.int64, count=len(g.srcs))] = True
-            self._code_mask = mask
-        return self._code_mask
 
     def basis_text(self, code: int) -> str:
         return (DEFAULT, self.estimate_basis, MEASURED)[code]

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from slim.model.findings import Saving, WallSaving
-from slim.model.graph import BUILD_KINDS, BuildGraph, EdgeKind
+from slim.model.graph import BUILD_KINDS, BuildGraph, EdgeKind, unique_sorted
 from slim.plan.costs import CODE_MEASURED, DEFAULT, MEASURED, CostModel, is_linked
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-    from scipy.sparse import csr_matrix
 
 Edge = tuple[int, int]
 
@@ -39,76 +38,34 @@ class SavingsPlan:
 class Reach:
     """Reachability over one graph with some edges cut, without copying the graph.
 
-    scipy's C breadth-first search runs on a float64 copy of the adjacency made once
-    (its own dtype, so no per-call conversion). A cut edge is masked by pointing it,
-    for the duration of one search, back at its source (a self-loop the search ignores),
-    then restored; the search never reorders the arrays it is given.
+    Each search is a numpy breadth-first search over the graph's own (memory-mapped)
+    CSR arrays that touches only the edges it follows, so a report on a million-target
+    graph costs its root's closure, not a whole-graph matrix.
     """
 
     def __init__(self, graph: BuildGraph, kinds: frozenset[EdgeKind] = BUILD_KINDS) -> None:
-        from scipy.sparse import csr_matrix
-
         self.graph = graph
-        self.matrix = csr_matrix(graph.csr(kinds), dtype=np.float64, copy=True)
-        self.n = self.matrix.shape[0]
+        self.kinds = kinds
+        self.n = len(graph)
         self._uncut: dict[tuple[int, ...], NDArray[np.bool_]] = {}
-        self._multi: tuple[tuple[int, ...], csr_matrix] | None = None
         self._removed: dict[
             tuple[tuple[int, ...], tuple[Edge, ...], tuple[Edge, ...]],
             tuple[NDArray[np.int64], NDArray[np.int64]],
         ] = {}
 
-    def _with_source(self, roots: Sequence[int]) -> tuple[csr_matrix, list[int]]:
-        """The adjacency and the start nodes for a search from `roots`: with several roots,
-        one extra node linked to all of them, so one search visits each target once."""
-        if len(roots) <= 1:
-            return self.matrix, list(roots)
-        key = tuple(roots)
-        if self._multi is None or self._multi[0] != key:
-            from scipy.sparse import csr_matrix
-
-            m, n = self.matrix, self.n
-            extra = np.asarray(key, dtype=m.indices.dtype)
-            aug = csr_matrix(
-                (
-                    np.concatenate([m.data, np.ones(len(extra))]),
-                    np.concatenate([m.indices, extra]),
-                    np.concatenate([m.indptr, [m.indptr[-1] + len(extra)]]),
-                ),
-                shape=(n + 1, n + 1),
-            )
-            self._multi = (key, aug)
-        return self._multi[1], [self.n]
-
     def _search(
         self, roots: Sequence[int], cut: Sequence[Edge], added: Sequence[Edge] = ()
     ) -> NDArray[np.bool_]:
-        """What `roots` reach with `cut` gone and `added` edges present."""
-        from scipy.sparse.csgraph import breadth_first_order
-
-        m, starts = self._with_source(roots)
-        pos: list[int] = []
-        src: list[int] = []
-        for a, b in cut:
-            lo, hi = int(m.indptr[a]), int(m.indptr[a + 1])
-            for p in np.flatnonzero(m.indices[lo:hi] == b).tolist():
-                pos.append(lo + p)
-                src.append(a)
-        where = np.asarray(pos, dtype=np.int64)
-        saved = m.indices[where].copy()
-        m.indices[where] = np.asarray(src, dtype=m.indices.dtype)
-        try:
-            seen = np.zeros(m.shape[0], dtype=bool)
-            todo = starts
-            while todo:
-                for r in todo:
-                    if not seen[r]:
-                        order = breadth_first_order(m, r, directed=True, return_predecessors=False)
-                        seen[order] = True
-                todo = [w for x, w in added if seen[x] and not seen[w]]
-        finally:
-            m.indices[where] = saved
-        return seen[: self.n]
+        """What `roots` reach with `cut` gone (every kind of a cut pair) and `added` edges
+        present."""
+        n = self.n
+        keys = unique_sorted(np.array([a * n + b for a, b in cut], dtype=np.int64))
+        seen = self.graph.reach_mask(roots, self.kinds, cut=keys)
+        while True:
+            todo = [w for x, w in added if seen[x] and not seen[w]]
+            if not todo:
+                return seen
+            self.graph.reach_mask(todo, self.kinds, cut=keys, seen=seen)
 
     def reach_mask(self, roots: Sequence[int]) -> NDArray[np.bool_]:
         """What `roots` reach with nothing cut (cached)."""
@@ -215,12 +172,12 @@ def _linked_count(model: CostModel, reach: Reach, root: int) -> int:
     """How many real targets a linked root's closure holds (0 for a root that links none)."""
     if not is_linked(model.graph.kinds[root]):
         return 0
-    return int((model.code_mask & reach.reach_mask([root])).sum())
+    return _code_count(model, reach.closure([root]))
 
 
 def _code_count(model: CostModel, ids: NDArray[np.int64]) -> int:
     """How many of `ids` are real targets (a kind or sources), not bare external labels."""
-    return int(model.code_mask[ids].sum()) if len(ids) else 0
+    return int(model.graph.described(ids).sum()) if len(ids) else 0
 
 
 def plan_savings(

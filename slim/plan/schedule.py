@@ -95,9 +95,7 @@ class Scheduler:
     def __init__(self, graph: BuildGraph, timeline: Timeline) -> None:
         self.graph = graph
         self.timeline = timeline
-        csr = graph.csr(BUILD_KINDS)
-        self._indptr = csr.indptr
-        self._indices = csr.indices
+        self._indptr, self._indices = graph.adjacency(BUILD_KINDS)
         self._baseline: dict[tuple[int, ...], Simulated] = {}
 
     def _deps(self, t: int, cut: frozenset[Edge], added: dict[int, list[int]]) -> list[int]:

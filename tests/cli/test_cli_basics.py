@@ -105,3 +105,45 @@ def test_binary_garbage_gets_a_byte_offset_and_hex(tmp_path: Path) -> None:
     assert err.startswith(f"slim: error: {junk}:byte 0: expected a binary input (")
     assert "found binary data (c8 c9 ca cb" in err
     assert err.count("\n") == 1
+
+
+def test_output_past_a_pipe_buffer_is_complete_when_the_process_ends(tmp_path: Path) -> None:
+    """The command ends with os._exit once its output is flushed: what a pipe reads, and
+    what `-o` wrote, is every byte the command produced, with its exit code."""
+    lines = [
+        json.dumps(
+            {
+                "type": "RULE",
+                "rule": {
+                    "name": "//app:bin",
+                    "ruleClass": "cc_binary",
+                    "attribute": [
+                        {
+                            "name": "deps",
+                            "type": "LABEL_LIST",
+                            "stringListValue": [f"//lib/p{i}:library_{i}" for i in range(1500)],
+                        }
+                    ],
+                },
+            }
+        )
+    ]
+    lines += [
+        json.dumps(
+            {"type": "RULE", "rule": {"name": f"//lib/p{i}:library_{i}", "ruleClass": "cc_library"}}
+        )
+        for i in range(1500)
+    ]
+    export = tmp_path / "g.ndjson"
+    export.write_text("\n".join(lines) + "\n")
+    args = ["graph", "//app:bin", "--graph", str(export), "--no-collapse-packages", "--no-cache"]
+    expected = CliRunner().invoke(cli, args)
+    assert expected.exit_code == 0, expected.output
+    assert len(expected.output) > 1 << 16
+    code, out, err = run(*args)
+    assert (code, err) == (0, "")
+    assert out == expected.output
+    dot = tmp_path / "out.dot"
+    code, out, err = run(*args, "-o", str(dot))
+    assert (code, out, err) == (0, "", "")
+    assert dot.read_text() == expected.output

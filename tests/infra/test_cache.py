@@ -239,3 +239,68 @@ def test_save_is_atomic_when_writing_fails(tmp_path: Path, monkeypatch) -> None:
     graphs = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs"
     assert not (graphs / key).exists()
     assert not list(graphs.glob(".tmp-*"))
+
+
+def _entries() -> set[str]:
+    graphs = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs"
+    return {p.name for p in graphs.iterdir() if not p.name.startswith(".")}
+
+
+def test_a_rewritten_export_leaves_one_entry_and_one_lock(tmp_path: Path) -> None:
+    """The entry of the export's older content, and its lock file, go when the new one is
+    written; another export's entry stays."""
+    src, other = tmp_path / "cq.json", tmp_path / "other.json"
+    shutil.copy(CQUERY, src)
+    shutil.copy(CQUERY, other)
+    load_graph_cached([other], None, use_cache=True)
+    k1 = cache_key([src], None)
+    load_graph_cached([src], None, use_cache=True)
+    src.write_text(src.read_text().replace('"//py:mypkg"', '"//py:mypkg2"'))
+    k2 = cache_key([src], None)
+    assert k2 != k1
+    load_graph_cached([src], None, use_cache=True)
+    ko = cache_key([other], None)
+    assert _entries() == {k2, f"{k2}.lock", ko, f"{ko}.lock"}
+
+
+def test_entries_of_another_slim_are_evicted(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An entry written by another code stamp (an edited or upgraded slim) is removed when
+    this one writes, with its lock; an entry whose lock is held is left for later."""
+    import fcntl
+
+    import slim.infra.cache as cache
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    shutil.copy(CQUERY, a)
+    shutil.copy(CQUERY, b)
+    with monkeypatch.context() as m:
+        m.setattr(cache, "_code_stamp", lambda: "older slim")
+        old_a, old_b = cache_key([a], None), cache_key([b], None)
+        load_graph_cached([a], None, use_cache=True)
+        load_graph_cached([b], None, use_cache=True)
+    graphs = Path(os.environ["SLIM_CACHE_DIR"]) / "graphs"
+    held = os.open(graphs / f"{old_b}.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        load_graph_cached([a], None, use_cache=True)
+    finally:
+        os.close(held)
+    new_a = cache_key([a], None)
+    assert _entries() == {new_a, f"{new_a}.lock", old_b, f"{old_b}.lock"}
+    assert old_a not in _entries()
+
+
+def test_the_code_stamp_covers_readers_model_and_the_entry_layout() -> None:
+    """Editing a reader, the model or the cache's own layout gives other keys."""
+    from slim.infra.cache import _code_files
+
+    names = {p.relative_to(Path(slim.ingest.__file__).parents[1]).as_posix() for p in _code_files()}
+    for want in (
+        "ingest/graph/bazel_jsonproto.py",
+        "ingest/graph/bazel_closure.py",
+        "model/graph.py",
+        "model/columns.py",
+        "infra/graph_store.py",
+        "infra/cache.py",
+    ):
+        assert want in names

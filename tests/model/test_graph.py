@@ -195,3 +195,32 @@ def test_an_edge_in_several_attributes_gives_one_path() -> None:
     g = b.build()
     assert g.shortest_paths(a, z) == [[a, m, z]]
     assert g.closure([a]).tolist() == [a, m, z]
+
+
+def test_builder_locations_keep_the_last_one_given_offsets_included() -> None:
+    """Locations are kept as columns (a path table, a line per call); the last one given
+    for a target wins, a byte offset or an out-of-range line is kept as given."""
+    from slim.model.graph import GraphBuilder, Location
+
+    b = GraphBuilder()
+    a = b.add_target("//p:a", "cc_library", location=Location("p/BUILD", 3))
+    b.set_location_text(a, "p/BUILD:7:1")
+    c = b.add_target("//p:c", "cc_library", location=Location("p/BUILD", 9))
+    b.set_location(c, Location("bin/c", offset=40))
+    d = b.add_target("//p:d", "cc_library", location=Location("q/BUILD", 2**40))
+    e = b.add_target("//p:e", "cc_library", location=Location("x/BUILD", offset=1))
+    b.set_location_text(e, "x/BUILD")
+    b.add_file("//p:f.cc")
+    b.set_location_text(b.intern("//p:f.cc"), "p/f.cc:1:1")
+    g = b.build()
+    got = {g.labels[i]: loc for i, loc in g.locations.items()}
+    assert got == {
+        "//p:a": Location("p/BUILD", 7),
+        "//p:c": Location("bin/c", offset=40),
+        "//p:d": Location("q/BUILD", 2**40),
+        "//p:e": Location("x/BUILD"),
+    }
+    assert d != e
+    plain = GraphBuilder()
+    plain.set_location_text(plain.add_target("//p:a", "r"), "p/BUILD:7:1")
+    assert dict(plain.build().locations) == {0: Location("p/BUILD", 7)}
