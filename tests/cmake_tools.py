@@ -22,15 +22,22 @@ def pypi() -> str:
 
 @cache
 def system() -> str | None:
-    """The first `cmake` on PATH that is not the PyPI package's wrapper in this venv."""
+    """The first `cmake` on PATH that is a binary, not a script: the PyPI package's
+    wrapper (in a venv's bin) and version managers' shims (pyenv's) are scripts that
+    run the PyPI one."""
     venv_bin = Path(sys.prefix, "bin").resolve()
     for d in os.environ.get("PATH", "").split(os.pathsep):
         if d and Path(d).resolve() == venv_bin:
             continue
         hit = shutil.which("cmake", path=d)
-        if hit is not None:
+        if hit is not None and not _is_script(hit):
             return hit
     return None
+
+
+def _is_script(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"#!"
 
 
 @cache

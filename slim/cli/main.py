@@ -43,8 +43,28 @@ def write_output(text: str, output: Path | None) -> None:
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="slim-depgraph", prog_name="slim")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def cli(debug: bool) -> None:
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Where the parsed-graph cache lives (default: $SLIM_CACHE_DIR, else the user "
+    "cache directory).",
+)
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, cache_dir: str | None) -> None:
     """slim: find dead dependency edges in build graphs and propose how to cut them."""
+    if cache_dir:
+        before = os.environ.get("SLIM_CACHE_DIR")
+        os.environ["SLIM_CACHE_DIR"] = os.path.abspath(cache_dir)
+
+        def restore() -> None:
+            if before is None:
+                os.environ.pop("SLIM_CACHE_DIR", None)
+            else:
+                os.environ["SLIM_CACHE_DIR"] = before
+
+        ctx.call_on_close(restore)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -42,11 +42,15 @@ WHOLE_BELOW = 1 << 20
 
 
 def cache_dir() -> Path:
+    """`$SLIM_CACHE_DIR` (also set by `slim --cache-dir`), else the user cache directory
+    (platformdirs: `$XDG_CACHE_HOME/slim` or `~/.cache/slim` on Linux,
+    `~/Library/Caches/slim` on macOS)."""
     base = os.environ.get("SLIM_CACHE_DIR")
     if base:
         return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "slim" if xdg else Path.home() / ".cache" / "slim"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("slim", appauthor=False))
 
 
 def _code_files() -> list[Path]:
@@ -96,15 +100,24 @@ def sample_hash(path: Path, size: int, block: int = SAMPLE_BLOCK) -> str:
 
 
 def input_stamp(path: Path) -> str:
-    """What identifies an input's content: path, size, mtime and sampled hash (every file
-    of a directory, such as CMake's reply)."""
+    """What identifies an input's content: path, size, mtime and sampled hash (of every
+    file of a CMake reply directory; any other directory is stamped by its path only: its
+    read fails, and walking it could take minutes)."""
     rp = path.resolve()
-    files = sorted(p for p in rp.rglob("*") if p.is_file()) if rp.is_dir() else [rp]
+    files = [rp]
+    if rp.is_dir():
+        from slim.ingest.graph.cmake_fileapi import reply_dir
+
+        reply = reply_dir(rp)
+        files = sorted(p for p in reply.rglob("*") if p.is_file()) if reply else []
     parts = [str(rp)]
     for f in files:
-        st = f.stat()
         rel = f.relative_to(rp).as_posix() if f != rp else ""
-        parts.append(f"{rel}|{st.st_size}|{st.st_mtime_ns}|{sample_hash(f, st.st_size)}")
+        try:
+            st = f.stat()
+            parts.append(f"{rel}|{st.st_size}|{st.st_mtime_ns}|{sample_hash(f, st.st_size)}")
+        except FileNotFoundError:
+            parts.append(f"{rel}|gone")
     return "\n".join(parts)
 
 

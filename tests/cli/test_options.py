@@ -160,3 +160,23 @@ def test_report_takes_patterns_as_cleanup_does(tmp_path: Path) -> None:
     roots = {r["label"] for r in json.loads(proc.stdout)["roots"]}
     assert roots == {"//py/apps:server", "//py/apps:trainer"}
     _one_line_error(slim("report", "//nothere/...", cache=tmp_path))
+
+
+def test_cache_lives_in_the_user_cache_directory_or_where_told(tmp_path: Path) -> None:
+    """Never in the repository: `$XDG_CACHE_HOME/slim` by default (platformdirs), and
+    `slim --cache-dir DIR` over `$SLIM_CACHE_DIR`."""
+    env = {k: v for k, v in os.environ.items() if k != "SLIM_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    run = [sys.executable, "-m", "slim"]
+    report = ["report", ROOT, "--exit-zero"]
+    subprocess.run([*run, *report], cwd=REPO, env=env, check=True, capture_output=True)
+    assert list((tmp_path / "xdg" / "slim" / "graphs").iterdir())
+    told = tmp_path / "told"
+    env["SLIM_CACHE_DIR"] = str(tmp_path / "env")
+    subprocess.run(
+        [*run, "--cache-dir", str(told), *report], cwd=REPO, env=env, check=True,
+        capture_output=True,
+    )  # fmt: skip
+    assert list((told / "graphs").iterdir())
+    assert not (tmp_path / "env").exists()
+    assert not (REPO / ".slim-cache").exists()

@@ -158,3 +158,21 @@ def test_nul_and_bad_utf8_show_the_offending_bytes(tmp_path: Path) -> None:
         InputError, match=r":1: expected UTF-8 text, found bytes e9 ff .* column 21"
     ):
         list(iter_text_lines(bad))
+
+
+def test_a_directory_given_as_graph_says_so_without_walking_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the cache too: only a CMake reply directory's files are stamped, so a big
+    directory (or one whose files come and go, like /tmp) is refused at once."""
+    from slim.infra import cache
+
+    for k in range(50):
+        (tmp_path / "deep" / str(k)).mkdir(parents=True)
+        (tmp_path / "deep" / str(k) / "f.txt").write_text("x")
+    monkeypatch.setenv("SLIM_CACHE_DIR", str(tmp_path / "cache"))
+    assert cache.input_stamp(tmp_path) == str(tmp_path.resolve())
+    code, out, err = run("report", "//py:tool", "--graph", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"slim: error: {tmp_path}: expected a graph input (")
+    assert err.endswith(", found a directory (is a directory)\n")

@@ -192,8 +192,11 @@ def _read_all(mm: mmap.mmap, members: Members, name: str, b: GraphBuilder) -> No
     if len(mm) < MIN_PARALLEL_BYTES or worker_count() < 2 or n < 2 or not hasattr(os, "fork"):
         decoded = [_decode(mm, members, i) for i in range(n)]
         reader = _Reader(name, members.line)
-        for key, value in decoded:
-            reader.member(b, key, value)
+        try:
+            for key, value in decoded:
+                reader.member(b, key, value)
+        except InputError:
+            raise _NotMembersError from None  # the whole reader says where, as it does
         reader.finish(b)
         return
     import multiprocessing
