@@ -32,6 +32,7 @@ from slim import __version__
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from slim.ingest.graph.buck2_scan import MemberIndex, Members
     from slim.model.columns import KeyIndex
     from slim.model.graph import BuildGraph
 
@@ -432,7 +433,16 @@ def load_closure_graph(
 
         fmt = detect(path, "graph").name
     if fmt == buck2_scan.FORMAT:
-        return buck2_scan.load_closure(path, labels)
+        members_key = f"{cache_key([path], fmt)}-members"
+        members_family = f"{cache_family([path], fmt)}-members"
+        return buck2_scan.load_closure(
+            path,
+            labels,
+            cached_index=(lambda: _load_members(members_key)) if use_cache else None,
+            keep_index=(lambda m: _save_members(members_key, members_family, m))
+            if use_cache
+            else None,
+        )
     if fmt != FORMAT:
         return None
     index_key = f"{cache_key([path], fmt)}-lines"
@@ -457,6 +467,48 @@ def _load_index(key: str) -> KeyIndex | None:
     except (ValueError, KeyError) as exc:
         _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
     return None
+
+
+def _load_members(key: str) -> tuple[KeyIndex, Members] | None:
+    """A Buck2 export's kept member index: labels -> member, and the members' ranges."""
+    from slim.ingest.graph.buck2_scan import Members
+    from slim.model.columns import KeyIndex
+
+    got = read_entry(key)
+    if got is None:
+        return None
+    arrays, meta, _ = got
+    try:
+        index = KeyIndex.unpack(arrays)
+        starts, ends = arrays["starts"], arrays["ends"]
+        if not (starts.shape == ends.shape and len(starts) >= len(index)):
+            raise ValueError("member ranges do not fit the index")
+        line = int(meta.decode() or "1")
+    except (ValueError, KeyError, UnicodeDecodeError) as exc:
+        _discard(_graphs() / key, f"{type(exc).__name__}: {exc}")
+        return None
+    return index, Members(starts, ends, [], line)  # type: ignore[arg-type]
+
+
+def _save_members(key: str, family: str, index: MemberIndex) -> None:
+    """Keep a Buck2 export's member index, so the next closure query skips the scan."""
+    from slim.model.columns import KeyIndex
+
+    arrays = KeyIndex.pack(index.labels)
+    arrays["starts"] = np.frombuffer(index.starts, dtype=np.int64)
+    arrays["ends"] = np.frombuffer(index.ends, dtype=np.int64)
+    with writer_lock(key) as locked:
+        if locked:
+            try:
+                write_entry(
+                    key,
+                    arrays,
+                    str(index.line).encode(),
+                    {"members": len(arrays["starts"])},
+                    family,
+                )
+            except OSError as exc:
+                _note(f"could not write the graph cache ({exc.strerror or exc})")
 
 
 def _save_index(key: str, family: str, index: dict[bytes, int]) -> None:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import mmap
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -115,7 +115,7 @@ def _decode(mm: mmap.mmap, members: Members, i: int) -> tuple[str, Any]:
     if not isinstance(obj, dict) or len(obj) != 1:
         raise _NotMembersError
     ((key, value),) = obj.items()
-    if key.encode() != members.keys[i]:
+    if members.keys and key.encode() != members.keys[i]:
         raise _NotMembersError
     return key, value
 
@@ -245,31 +245,89 @@ def load_query(path: Path, b: GraphBuilder) -> None:
 
 
 # -- the closure of a few roots ------------------------------------------------------------
-def load_closure(path: Path, roots: Sequence[str]) -> BuildGraph | None:
+@dataclass
+class MemberIndex:
+    """A scanned file's members by normalized label, as the cache keeps it: each label's
+    member (`values` of a `KeyIndex` over the labels) and the members' byte ranges."""
+
+    labels: dict[bytes, int]
+    starts: array[int]
+    ends: array[int]
+    line: int
+
+
+class _Lookup(Protocol):
+    def get(self, key: bytes) -> int | None: ...
+
+
+def load_closure(
+    path: Path,
+    roots: Sequence[str],
+    *,
+    cached_index: Callable[[], tuple[_Lookup, Members] | None] | None = None,
+    keep_index: Callable[[MemberIndex], None] | None = None,
+) -> BuildGraph | None:
     """The graph of `roots`' closure from the members that name them and what they reach,
     or None (the caller parses the whole file): the same graph as the full parse
-    restricted to that closure, as `bazel_closure` does for Bazel."""
+    restricted to that closure, as `bazel_closure` does for Bazel. `cached_index` gives
+    the member index kept from an earlier scan of this very file (keyed by content);
+    `keep_index` is handed a fresh scan's index when every label has one member."""
     mm = _mapped(path)
     if mm is None:
         return None
     try:
+        got = cached_index() if cached_index is not None else None
+        if got is not None:
+            lookup, members = got
+            return _Closure(mm, members, str(path), _Single(lookup)).run(roots)
         members = scan(mm)
-        return _Closure(mm, members, str(path)).run(roots)
+        closure = _Closure(mm, members, str(path), _by_label(members))
+        single = closure.single()
+        if keep_index is not None and single is not None:
+            keep_index(MemberIndex(single, members.starts, members.ends, members.line))
+        return closure.run(roots)
     except (_NotMembersError, InputError):
         return None
     finally:
         mm.close()
 
 
+def _by_label(members: Members) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, key in enumerate(members.keys):
+        out.setdefault(normalize_label(split_configuration(key.decode())[0]), []).append(i)
+    return out
+
+
+class _Single:
+    """label -> its member, from a kept index (each label has one member there)."""
+
+    def __init__(self, index: _Lookup) -> None:
+        self.index = index
+
+    def get(self, label: str, default: Sequence[int] = ()) -> Sequence[int]:
+        i = self.index.get(label.encode())
+        return default if i is None else (i,)
+
+    def __contains__(self, label: str) -> bool:
+        return self.index.get(label.encode()) is not None
+
+
 class _Closure:
     """Breadth-first decoding of the members a closure needs into one builder."""
 
-    def __init__(self, mm: mmap.mmap, members: Members, name: str) -> None:
+    def __init__(self, mm: mmap.mmap, members: Members, name: str, by_label: Any) -> None:
         self.mm, self.members, self.name = mm, members, name
-        self.by_label: dict[str, list[int]] = {}
-        for i, key in enumerate(members.keys):
-            label = normalize_label(split_configuration(key.decode())[0])
-            self.by_label.setdefault(label, []).append(i)
+        self.by_label = by_label
+
+    def single(self) -> dict[bytes, int] | None:
+        """label -> member when every label has exactly one member (what the cache keeps)."""
+        out: dict[bytes, int] = {}
+        for label, ids in self.by_label.items():
+            if len(ids) != 1:
+                return None
+            out[label.encode()] = ids[0]
+        return out
 
     def run(self, roots: Sequence[str]) -> BuildGraph | None:
         from slim.ingest.graph.bazel_closure import closure_limit
@@ -286,12 +344,15 @@ class _Closure:
         while done < len(b):
             new = b.labels_since(done)
             done = len(b)
+            wanted = set(new)
             todo = sorted(i for lab in new for i in self.by_label.get(lab, ()))
             decoded += len(todo)
             if decoded > limit:
                 return None
             for i in todo:
                 key, value = _decode(self.mm, self.members, i)
+                if normalize_label(split_configuration(key)[0]) not in wanted:
+                    return None  # a kept index that does not fit the file
                 if not isinstance(value, dict):
                     return None  # label arrays: their order matters to the whole reader
                 reader.member(b, key, value)

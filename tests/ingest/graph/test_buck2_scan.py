@@ -151,3 +151,64 @@ def test_closure_of_generated_roots(generated: Path) -> None:
         assert g is not None
         assert graph_to_canonical(g)["targets"] == _restricted(full, [root])
     assert buck2_scan.load_closure(generated, ["root//no/such:target"]) is None
+
+
+def test_a_kept_member_index_answers_the_next_closure_without_a_scan(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first closure query keeps the member index in the cache; the next one, for any
+    root, reads it instead of scanning, and gets the same graph; an edited export has
+    another content key, so its stale index is never used."""
+    from slim.infra import cache
+
+    monkeypatch.setenv("SLIM_CACHE_DIR", str(tmp_path / "cache"))
+    full = _whole(generated)
+    roots = [lab for lab in full.labels if lab.startswith("root//app/")][:3]
+    fmt = buck2_scan.FORMAT
+    first = cache.load_closure_graph(generated, fmt, [roots[0]], use_cache=True)
+    assert first is not None
+    assert graph_to_canonical(first)["targets"] == _restricted(full, [roots[0]])
+    assert any(p.name.endswith("-members") for p in (tmp_path / "cache" / "graphs").iterdir())
+
+    def no_scan(_: object) -> None:
+        raise AssertionError("scanned although the index was kept")
+
+    with monkeypatch.context() as m:
+        m.setattr(buck2_scan, "scan", no_scan)
+        for root in roots:
+            g = cache.load_closure_graph(generated, fmt, [root], use_cache=True)
+            assert g is not None
+            assert graph_to_canonical(g)["targets"] == _restricted(full, [root])
+    _edit(generated, '"root//app/bin1:bin1": {', '"root//app/bin1:bin1":  {')
+    with monkeypatch.context() as m:
+        m.setattr(buck2_scan, "scan", no_scan)
+        with pytest.raises(AssertionError, match="scanned"):
+            cache.load_closure_graph(generated, fmt, [roots[0]], use_cache=True)
+
+
+def test_an_index_that_does_not_fit_the_file_is_not_used(generated: Path) -> None:
+    """Member ranges of another file: the decoded keys are not the labels looked up, so
+    the closure declines (the caller parses the whole file)."""
+    from slim.model.columns import KeyIndex
+
+    full = _whole(generated)
+    root = next(lab for lab in full.labels if lab.startswith("root//app/"))
+    with generated.open("rb") as f:
+        import mmap
+
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        members = buck2_scan.scan(mm)
+        mm.close()
+    shifted = {lab.encode(): (i + 1) % len(members.keys) for i, lab in enumerate(
+        buck2_scan.normalize_label(k.decode()) for k in members.keys
+    )}  # fmt: skip
+    index = KeyIndex(KeyIndex.pack(shifted))
+    got = buck2_scan.load_closure(
+        generated,
+        [root],
+        cached_index=lambda: (
+            index,
+            buck2_scan.Members(members.starts, members.ends, [], members.line),
+        ),
+    )
+    assert got is None
