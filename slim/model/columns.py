@@ -34,15 +34,27 @@ def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
     return ids, items
 
 
+_RANGES: dict[np.dtype[Any], tuple[int, int]] = {}
+
+
+def _range(dtype: np.dtype[Any]) -> tuple[int, int]:
+    hit = _RANGES.get(dtype)
+    if hit is None:
+        info = np.iinfo(dtype)
+        hit = _RANGES[dtype] = (int(info.min), int(info.max))
+    return hit
+
+
 def position(ids: NDArray[np.integer], key: object) -> int:
     """Where `key` is in the sorted `ids`, -1 if absent. The key is searched in the array's
     own dtype: numpy would otherwise convert (copy) the whole memory-mapped array."""
     if not isinstance(key, int | np.integer):
         return -1
-    info = np.iinfo(ids.dtype)
-    if not info.min <= key <= info.max:
+    dtype = ids.dtype
+    lo, hi = _range(dtype)
+    if not lo <= key <= hi:
         return -1
-    pos = int(np.searchsorted(ids, ids.dtype.type(key)))
+    pos = int(ids.searchsorted(dtype.type(key)))
     return pos if pos < len(ids) and ids[pos] == key else -1
 
 
@@ -172,8 +184,16 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         pos = self._pos(key)
         if pos < 0:
             raise KeyError(key)
+        return self._at(pos)
+
+    def _at(self, pos: int) -> tuple[str, ...]:
         raw = bytes(self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])]).decode()
         return tuple(raw.split(SEP))
+
+    def get(self, key: int, default: Any = None) -> Any:
+        """A lookup that costs no exception when absent (most targets have no value)."""
+        pos = self._pos(key)
+        return default if pos < 0 else self._at(pos)
 
     def __contains__(self, key: object) -> bool:
         return self._pos(key) >= 0
@@ -410,16 +430,24 @@ class MsgpackColumn(Mapping[int, Any]):
         return position(self._ids, key)
 
     def __getitem__(self, key: int) -> Any:
-        import msgspec
-
         pos = self._pos(key)
         if pos < 0:
             raise KeyError(key)
+        return self._at(pos)
+
+    def _at(self, pos: int) -> Any:
+        import msgspec
+
         raw = bytes(self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])])
         value = msgspec.msgpack.decode(raw)
         if isinstance(value, dict):
             return {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
         return value
+
+    def get(self, key: int, default: Any = None) -> Any:
+        """A lookup that costs no exception when absent (most targets have no value)."""
+        pos = self._pos(key)
+        return default if pos < 0 else self._at(pos)
 
     def __contains__(self, key: object) -> bool:
         return self._pos(key) >= 0

@@ -45,3 +45,27 @@ def test_group_by_path_is_the_same_for_dicts_and_columns() -> None:
     assert (
         group_by_path(locs, ids) == group_by_path(col, ids) == {"a/BUILD": [9, 3], "b/BUILD": [7]}
     )
+
+
+@given(
+    st.dictionaries(
+        st.integers(0, 300), st.dictionaries(st.sampled_from("abc"), st.integers(0, 9))
+    ),
+    st.lists(st.integers(-(2**70), 2**70) | st.integers(0, 400), max_size=20),
+)
+def test_get_of_every_column_is_dict_get(raw: dict[int, dict[str, int]], keys: list[int]) -> None:
+    """`get` (no exception on a miss) answers as a dict does, for keys outside the ids'
+    dtype too (the ids are int32 or int64 on disk)."""
+    import numpy as np
+
+    from slim.model.columns import MsgpackColumn
+
+    packed = MsgpackColumn.pack(raw)
+    strs = {k: tuple(sorted(v)) for k, v in raw.items() if v}
+    for ids_dtype in (np.int32, np.int64):
+        col = MsgpackColumn(packed["ids"].astype(ids_dtype), packed["bounds"], packed["blob"])
+        scol = StringsColumn.unpack(StringsColumn.pack(strs))
+        for k in [*keys, *raw]:
+            assert col.get(k, "none") == raw.get(k, "none")
+            assert scol.get(k, "none") == strs.get(k, "none")
+            assert (k in col) == (k in raw)
