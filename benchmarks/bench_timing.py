@@ -74,10 +74,10 @@ facts.add(TimingSet("bench", "bench", tuple(
     for i, t in enumerate(sample))))
 from slim.plan import plan_report
 t1, c1 = time.perf_counter(), time.process_time()
-props, fs, totals = plan_report(g, [root], findings, facts)
+plan = plan_report(g, [root], findings, facts)
 t2, c2 = time.perf_counter(), time.process_time()
-print(json.dumps({"wall": t2 - t1, "cpu": c2 - c1, "setup": t1 - t0, "findings": len(fs),
-                  "removed": totals.get("saving.global.targets_removed", 0),
+print(json.dumps({"wall": t2 - t1, "cpu": c2 - c1, "setup": t1 - t0,
+                  "findings": len(plan.findings), "removed": len(plan.savings.total.removed),
                   "rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 

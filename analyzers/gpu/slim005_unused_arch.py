@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from slim.model.actions import DropArchs
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
-from slim.model.gpu import DeviceCode, FatbinContainer, FatbinEntry, arch_name, parse_arch
+from slim.model.gpu import (
+    DeviceCode,
+    FatbinContainer,
+    FatbinEntry,
+    arch_name,
+    parse_arch,
+    runs_on,
+)
 
 from ._attribution import attribute
 from ._details import ArchBytes, ArchsDetails
@@ -64,8 +71,8 @@ def _arch_finding(
     missing = [d for d in deployed if status.get(f"sm_{d}") == "no image"]
     if not unused and not missing:
         return None
-    drop = sorted({e.arch for e in unused})
-    flags = " ".join(f"-gencode arch=compute_{a},code=sm_{a}" for a in drop)
+    drop = sorted({(e.arch, e.variant) for e in unused})
+    flags = " ".join(f"-gencode arch=compute_{a}{v},code=sm_{a}{v}" for a, v in drop)
     waste = sum(e.stored_bytes for e in unused)
     rows = arch_rows(entries, status) + tuple(ArchBytes(f"sm_{d}", 0, "no image") for d in missing)
     details = ArchsDetails(
@@ -86,22 +93,28 @@ def _arch_finding(
         confidence=Confidence.HIGH,
         removable=False,
         evidence=tuple(attributions + [container_evidence(b, c) for c in containers]),
-        action=DropArchs(owner, tuple(arch_name(a) for a in drop), flags) if unused else None,
+        action=DropArchs(owner, tuple(arch_name(a, variant=v) for a, v in drop), flags)
+        if unused
+        else None,
         saving=Saving(bytes=waste, bytes_basis="fatbin bytes") if unused else None,
         details=details,
     )
 
 
 def _arch_parts(
-    entries: list[FatbinEntry], drop: list[int], waste: int, d: ArchsDetails, owner: str
+    entries: list[FatbinEntry],
+    drop: list[tuple[int, str]],
+    waste: int,
+    d: ArchsDetails,
+    owner: str,
 ) -> list[str]:
     parts = []
     if drop:
-        n = sum(1 for e in entries if e.arch in drop and e.is_cubin)
+        n = sum(1 for e in entries if (e.arch, e.variant) in drop and e.is_cubin)
+        names = ", ".join(arch_name(a, variant=v) for a, v in drop)
         parts.append(
-            f"{n} fatbin entr{'y' if n == 1 else 'ies'} for "
-            f"{', '.join(arch_name(a) for a in drop)} ({fmt_bytes(waste)}) cannot load "
-            f"on the deployed {', '.join(d.deployed)}: drop {d.gencode_drop} "
+            f"{n} fatbin entr{'y' if n == 1 else 'ies'} for {names} ({fmt_bytes(waste)}) "
+            f"cannot load on the deployed {', '.join(d.deployed)}: drop {d.gencode_drop} "
             f"from the nvcc flags of {owner}"
         )
     ptx = sorted({e.arch_name for e in entries if e.is_ptx}, key=arch_key)
@@ -122,20 +135,26 @@ def _arch_status(entries: list[FatbinEntry], deployed: list[int]) -> dict[str, s
     for e in entries:
         if not e.is_cubin:
             continue
-        runs_on = [d for d in deployed if d // 10 == e.arch // 10 and d >= e.arch]
-        cubin_runs.update(runs_on)
-        status[e.arch_name] = "deployed" if runs_on else "unused"
+        loads = [d for d in deployed if runs_on(e.arch, e.variant, d)]
+        cubin_runs.update(loads)
+        status[e.arch_name] = "deployed" if loads else "unused"
     for e in entries:
         if e.is_ptx:
-            jit = [d for d in deployed if d >= e.arch and d not in cubin_runs]
+            jit = [d for d in deployed if _jit_to(e, d) and d not in cubin_runs]
             status[e.arch_name] = (
                 f"ptx: JIT for {','.join(arch_name(d) for d in jit)}"
                 if jit
                 else "ptx: forward compatibility"
             )
     for d in deployed:
-        if d not in cubin_runs and not any(e.is_ptx and d >= e.arch for e in entries):
+        if d not in cubin_runs and not any(e.is_ptx and _jit_to(e, d) for e in entries):
             status[f"sm_{d}"] = "no image"
     for e in entries:
         status.setdefault(e.arch_name, "other")
     return status
+
+
+def _jit_to(e: FatbinEntry, device: int) -> bool:
+    """PTX is compiled for its architecture or any later one; arch-specific PTX
+    (`compute_90a`) for that very architecture only."""
+    return device == e.arch if e.variant == "a" else device >= e.arch

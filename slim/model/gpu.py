@@ -16,6 +16,10 @@ FLAG_DEBUG = 0x2
 FLAG_HOST_LINUX = 0x10
 FLAG_LZ4 = 0x2000
 FLAG_ZSTD = 0x8000
+FLAG_ARCH_SPECIFIC = 0x100000
+"""`sm_90a`: the image runs on that very architecture only (nvcc `compute_90a`)."""
+FLAG_FAMILY_SPECIFIC = 0x200000
+"""`sm_103f`: the image runs on its family (same major, this minor or later)."""
 
 KIND_PTX = 1
 KIND_ELF = 2
@@ -29,9 +33,18 @@ def demangle(name: str) -> str:
     return demangle_all([name])[0]
 
 
-def arch_name(arch: int, *, ptx: bool = False) -> str:
-    """`sm_90` for a cubin, `compute_90` for PTX (the nvcc spelling of each)."""
-    return f"{'compute' if ptx else 'sm'}_{arch}"
+def arch_name(arch: int, *, ptx: bool = False, variant: str = "") -> str:
+    """`sm_90` for a cubin, `compute_90` for PTX, `sm_90a`/`sm_103f` for an arch- or
+    family-specific image (the nvcc spelling of each)."""
+    return f"{'compute' if ptx else 'sm'}_{arch}{variant}"
+
+
+def runs_on(arch: int, variant: str, device: int) -> bool:
+    """Whether a cubin for `arch` loads on a `device` GPU: the same major at this minor or
+    later, and an arch-specific (`a`) one on that very architecture only."""
+    if variant == "a":
+        return device == arch
+    return device // 10 == arch // 10 and device >= arch
 
 
 def parse_arch(text: str) -> int | None:
@@ -116,8 +129,18 @@ class FatbinEntry:
         return bool(self.flags & FLAG_DEBUG)
 
     @property
+    def variant(self) -> str:
+        """`a` (arch-specific), `f` (family-specific) or "" from the entry's flags, as
+        cuobjdump names the image (`sm_90a`)."""
+        if self.flags & FLAG_ARCH_SPECIFIC:
+            return "a"
+        if self.flags & FLAG_FAMILY_SPECIFIC:
+            return "f"
+        return ""
+
+    @property
     def arch_name(self) -> str:
-        return arch_name(self.arch, ptx=self.is_ptx)
+        return arch_name(self.arch, ptx=self.is_ptx, variant=self.variant)
 
     @property
     def stored_bytes(self) -> int:

@@ -117,7 +117,7 @@ def read_bazel_profile(path: Path) -> TimingSet:
         raise InputError(name, "a Chrome trace with a traceEvents array", "no events", line=1)
     for v in marks.values():
         v.sort()
-    actions = sorted(_action(ev)._replace(cache=_outcome(ev, marks)) for ev in raw)
+    actions = sorted(_action(ev, _outcome(ev, marks) if marks else "") for ev in raw)
     notes = [f"{lines} trace event lines, {len(actions)} actions"]
     hits = sum(1 for a in actions if a.cache == HIT)
     looked = sum(1 for a in actions if a.cache)
@@ -157,7 +157,7 @@ def _critical(ev: _Event) -> TimedAction:
     return _action(msgspec.structs.replace(ev, name=name))
 
 
-def _action(ev: _Event) -> TimedAction:
+def _action(ev: _Event, cache: str = "") -> TimedAction:
     name = ev.name
     label = mnemonic = output = source = ""
     args = ev.args
@@ -189,7 +189,15 @@ def _action(ev: _Event) -> TimedAction:
     start = ev.ts / 1e6
     dur = ev.dur if ev.dur > 0 else 0.0
     return TimedAction(
-        start, start + dur / 1e6, (output,) if output else (), label, mnemonic, 0, name, source
+        start,
+        start + dur / 1e6,
+        (output,) if output else (),
+        label,
+        mnemonic,
+        0,
+        name,
+        source,
+        cache,
     )
 
 
@@ -237,13 +245,25 @@ def _blocks(path: Path) -> Iterator[tuple[list[_Event], int, bool]]:
                 return
 
 
+_ANY_NEEDLE = re.compile(b"|".join(re.escape(n) for n in _NEEDLES))
+
+
 def _candidate_lines(block: bytes) -> list[tuple[int, bytes]]:
-    """(index in the block, line) of every line that mentions an action category."""
-    lines = block.split(b"\n")
-    if len(_NEEDLES) == 1:
-        needle = _NEEDLES[0]
-        return [(i, ln) for i, ln in enumerate(lines) if needle in ln]
-    return [(i, ln) for i, ln in enumerate(lines) if any(n in ln for n in _NEEDLES)]
+    """(byte offset in the block, line) of every line that mentions a category read: the
+    needles found by one C-level scan, each line taken once."""
+    out: list[tuple[int, bytes]] = []
+    find, rfind = block.find, block.rfind
+    line_end = -1
+    for m in _ANY_NEEDLE.finditer(block):
+        at = m.start()
+        if at <= line_end:
+            continue
+        lo = rfind(b"\n", 0, at) + 1
+        line_end = find(b"\n", at)
+        if line_end < 0:
+            line_end = len(block)
+        out.append((lo, block[lo:line_end]))
+    return out
 
 
 def _decode_block(
@@ -254,8 +274,8 @@ def _decode_block(
     tail = block.rstrip()
     cut_short = may_be_truncated and bool(tail) and not tail.endswith((b"}", b"},"))
     if cut_short:
-        last = tail.count(b"\n")
-        found = [(i, ln) for i, ln in found if i < last]
+        last = tail.rfind(b"\n") + 1
+        found = [(at, ln) for at, ln in found if at < last]
     if not found:
         return [], cut_short
     body = b"".join(ln for _, ln in found).strip().rstrip(b",")
@@ -266,7 +286,7 @@ def _decode_block(
     if len(found) == 1 and found[0][1].count(b'"ph"') > 1:
         return _decode_whole(name, block, lineno), cut_short
     out: list[_Event] = []
-    for index, raw in found:
+    for at, raw in found:
         text = raw.strip().rstrip(b",")
         try:
             out.append(_DECODE_ONE.decode(text))
@@ -275,7 +295,7 @@ def _decode_block(
                 name,
                 f"a trace event object ({exc})",
                 describe_found(text),
-                line=lineno + index,
+                line=lineno + block.count(b"\n", 0, at),
             ) from None
     return out, cut_short
 

@@ -281,6 +281,46 @@ def test_ptx_jit_for_a_newer_deployed_gpu() -> None:
     assert _data(f)["arch_status[compute_90]"] == "ptx: JIT for sm_100"
 
 
+VARIANTS = CUDA / "libvariants.fatbin-sections.so"  # sm_90a, sm_90, sm_103f, sm_100, compute_90a
+
+
+def test_arch_specific_images_are_named_as_cuobjdump_names_them() -> None:
+    """The entry flags tell `sm_90a` from `sm_90`: the names agree with cuobjdump's listing
+    of the same file, image by image (cuobjdump prints a family-specific `sm_103f` as
+    `sm_103`)."""
+    listing = (CUDA / "libvariants.cuobjdump.txt").read_text()
+    theirs = re.findall(r"\.(sm_\d+a?)\.(cubin|ptx)$", listing, flags=re.M)
+    (dc,) = read_device_code(VARIANTS)
+    ours = [(e.arch_name, e.kind) for e in dc.entries]
+    spelled = {"ptx": lambda n: n.replace("sm_", "compute_"), "cubin": lambda n: n}
+    want = [(spelled[k](n) + ("f" if n == "sm_103" else ""), k) for n, k in theirs]
+    assert len(ours) == 9
+    assert sorted(ours) == sorted(want)
+
+
+def test_an_arch_specific_cubin_loads_on_its_own_architecture_only() -> None:
+    """sm_90a runs on sm_90 alone and compute_90a PTX JIT-compiles for sm_90 alone, so
+    for a fleet of sm_100 GPUs both are unused, and the flags to drop name them as nvcc
+    spells them; for sm_90 the sm_90a cubin is the deployed one."""
+    g = _graph(tags=())
+    f = _run(g, _facts(VARIANTS), RootOptions(cuda_archs=("sm_100",)))[0]
+    d = _data(f)
+    assert d["arch_status[sm_90a]"] == "unused"
+    assert d["arch_status[sm_103f]"] == "unused"  # a family's later minor: not on sm_100
+    assert d["arch_status[sm_100]"] == "deployed"
+    assert d["arch_status[compute_90a]"] == "ptx: forward compatibility"
+    assert d["gencode_drop"] == (
+        "-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90a,code=sm_90a "
+        "-gencode arch=compute_103f,code=sm_103f"
+    )
+    f = _run(g, _facts(VARIANTS), RootOptions(cuda_archs=("sm_90",)))[0]
+    d = _data(f)
+    assert (d["arch_status[sm_90a]"], d["arch_status[sm_90]"]) == ("deployed", "deployed")
+    f = _run(g, _facts(VARIANTS), RootOptions(cuda_archs=("sm_110",)))[0]
+    assert _data(f)["arch_status[sm_110]"] == "no image"  # compute_90a cannot JIT for it
+    assert "no cubin or PTX in it can run on the deployed sm_110" in f.message
+
+
 # -- evidence problems ---------------------------------------------------------------------
 def test_corrupt_fatbin_is_reported_and_the_rest_analyzed(tmp_path: Path) -> None:
     data = bytearray(APP.read_bytes())

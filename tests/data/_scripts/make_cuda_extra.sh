@@ -30,3 +30,14 @@ nvcc $G80 -rdc=true $B/m.o $B/librdc.a -o $B/app_rdc
 objcopy --only-section=.nv_fatbin --only-section=__nv_relfatbin --only-section=.nvFatBinSegment \
   --only-section=__nv_module_id --only-section=.symtab --only-section=.strtab \
   $B/app_rdc $OUT/app_rdc.fatbin-sections.elf 2>/dev/null
+# Arch- and family-specific images (nvcc's `a` and `f` targets) in a shared library, its
+# device-code sections kept: the entry flags that tell sm_90a from sm_90, checked against
+# cuobjdump's names of the same images.
+GV="-gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=sm_90 \
+  -gencode arch=compute_103f,code=sm_103f -gencode arch=compute_100,code=sm_100 \
+  -gencode arch=compute_90a,code=compute_90a"
+nvcc -shared -Xcompiler -fPIC $GV src/cuda/kern.cu -o $B/libvariants.so
+objcopy --only-section=.nv_fatbin --only-section=.nvFatBinSegment --only-section=.symtab \
+  --only-section=.strtab $B/libvariants.so $OUT/libvariants.fatbin-sections.so 2>/dev/null
+${CUOBJDUMP:-cuobjdump} --list-elf --list-ptx $OUT/libvariants.fatbin-sections.so \
+  > $OUT/libvariants.cuobjdump.txt
