@@ -204,6 +204,15 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
             return np.zeros(len(ids), dtype=bool)
         return np.asarray(self._ids[positions(self._ids, ids)] == ids)
 
+    def get_many(self, ids: NDArray[np.int64]) -> list[tuple[str, ...] | None]:
+        """`get` of each of `ids` (None when absent) after one vectorized search."""
+        if not len(self._ids):
+            return [None] * len(ids)
+        pos = positions(self._ids, ids)
+        hit = (self._ids[pos] == ids).tolist()
+        at = self._at
+        return [at(p) if h else None for p, h in zip(pos.tolist(), hit, strict=True)]
+
     def __iter__(self) -> Iterator[int]:
         return iter(self._ids.tolist())
 
@@ -255,6 +264,15 @@ class TextColumn(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.as_list())
+
+    def many(self, ids: NDArray[np.int64]) -> list[str]:
+        """The strings of `ids` (in that order) without a method call per id: the
+        planner names hundreds of thousands of targets per cut."""
+        if self._all is not None:
+            return list(map(self._all.__getitem__, ids.tolist()))
+        data = self._blob.data  # a memoryview: slicing it copies nothing
+        starts, ends = self._off[ids].tolist(), (self._off[ids + 1] - 1).tolist()
+        return [bytes(data[a:b]).decode() for a, b in zip(starts, ends, strict=True)]
 
     def as_list(self) -> list[str]:
         """Every string, decoded once (whole-graph work)."""

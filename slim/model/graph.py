@@ -747,6 +747,7 @@ class BuildGraph:
         self._csr: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._csr_rev: dict[frozenset[EdgeKind], csr_matrix] = {}
         self._closures: dict[tuple[int, frozenset[EdgeKind]], NDArray[np.int64]] = {}
+        self._described: NDArray[np.bool_] | None = None
         self.closure_of: tuple[str, ...] = ()
         """Set when the graph holds only these roots' closure (all edge kinds): forward
         queries from them are exact, reverse and whole-graph ones are not."""
@@ -807,18 +808,22 @@ class BuildGraph:
         """Which of `ids` are real targets (a rule kind or sources), not bare labels that
         only an edge names; vectorized over a cached graph's columns."""
         nonempty = getattr(self.kinds, "nonempty", None)
-        if nonempty is not None:
-            out: NDArray[np.bool_] = nonempty(ids)
-        else:
-            kinds = self.kinds
-            out = np.fromiter((kinds[i] != "" for i in ids.tolist()), dtype=bool, count=len(ids))
         contains_many = getattr(self.srcs, "contains_many", None)
-        if contains_many is not None:
-            has_srcs: NDArray[np.bool_] = contains_many(ids)
-        else:
-            srcs = self.srcs
-            has_srcs = np.fromiter((i in srcs for i in ids.tolist()), dtype=bool, count=len(ids))
-        return out | has_srcs
+        if nonempty is None or contains_many is None:
+            return self._described_all()[ids]
+        out: NDArray[np.bool_] = nonempty(ids) | contains_many(ids)
+        return out
+
+    def _described_all(self) -> NDArray[np.bool_]:
+        """`described` of every target of a graph held in lists and dicts (a fresh parse),
+        computed once: planning asks it of large closures again and again."""
+        if self._described is None:
+            n = len(self.labels)
+            mask = np.fromiter((k != "" for k in self.kinds), dtype=bool, count=n)
+            with_srcs = np.fromiter(self.srcs.keys(), dtype=np.int64, count=len(self.srcs))
+            mask[with_srcs] = True
+            self._described = mask
+        return self._described
 
     def targets(self, ids: Iterable[int] | None = None) -> Iterator[Target]:
         for i in range(len(self.labels)) if ids is None else ids:

@@ -220,13 +220,12 @@ class CostModel:
     ) -> None:
         """Costs of many targets at once (the planner's hot loop: one dict probe each)."""
         codes = {DEFAULT: CODE_DEFAULT, MEASURED: CODE_MEASURED}
-        kinds, srcs_get, measured = self.graph.kinds, self.graph.srcs.get, self.measured
+        kinds, measured = self.graph.kinds, self.measured
         lang_get = _LANG_BY_EXT.get
         by_key: dict[tuple[str, str, int], TargetCost] = {}
-        for t in missing:
+        for t, srcs in zip(missing, self._srcs_of(missing), strict=True):
             c = measured.get(t)
             if c is None:
-                srcs = srcs_get(t)
                 if srcs is not None and len(srcs) == 1 and not self.source_bytes:
                     src = srcs[0]
                     lang = lang_get(src[src.rfind(".") :]) or "other"
@@ -238,6 +237,15 @@ class CostModel:
                     c = self.cost(t)
             comp[t], link[t] = c.compile_seconds, c.link_seconds
             basis[t] = codes.get(c.basis, CODE_ESTIMATED)
+
+    def _srcs_of(self, ids: list[int]) -> list[tuple[str, ...] | None]:
+        """The sources of each of `ids`, in bulk when the graph's are a column."""
+        srcs = self.graph.srcs
+        get_many = getattr(srcs, "get_many", None)
+        if get_many is not None:
+            out: list[tuple[str, ...] | None] = get_many(np.asarray(ids, dtype=np.int64))
+            return out
+        return [srcs.get(t) for t in ids]
 
     def _kind(self, kind: str) -> tuple[str, bool]:
         hit = self._kinds.get(kind)

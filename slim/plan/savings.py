@@ -160,12 +160,21 @@ def price(
         compile_seconds=round(compile_s, 3),
         link_seconds=round(link_s, 3),
         bytes=size,
-        removed=tuple(sorted(labels[i] for i in ids.tolist())),
+        removed=tuple(sorted(label_list(labels, ids))),
         compile_basis=basis,
         link_basis=link_basis,
         bytes_basis=size_basis,
-        added=tuple(sorted(labels[i] for i in new.tolist())),
+        added=tuple(sorted(label_list(labels, new))),
     )
+
+
+def label_list(labels: Sequence[str], ids: NDArray[np.int64]) -> list[str]:
+    """The labels of `ids`, in bulk when the graph's labels are a column."""
+    many = getattr(labels, "many", None)
+    if many is not None:
+        out: list[str] = many(ids)
+        return out
+    return [labels[i] for i in ids.tolist()]
 
 
 def _linked_count(model: CostModel, reach: Reach, root: int) -> int:

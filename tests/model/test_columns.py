@@ -69,3 +69,29 @@ def test_get_of_every_column_is_dict_get(raw: dict[int, dict[str, int]], keys: l
             assert col.get(k, "none") == raw.get(k, "none")
             assert scol.get(k, "none") == strs.get(k, "none")
             assert (k in col) == (k in raw)
+
+
+@given(
+    st.dictionaries(st.integers(0, 300), st.lists(st.text("ab:/é", min_size=1), min_size=1)),
+    st.lists(st.text("xyé/:", max_size=6), min_size=1, max_size=40),
+    st.lists(st.integers(0, 400), max_size=30),
+)
+def test_bulk_lookups_answer_as_one_by_one(
+    raw: dict[int, list[str]], texts: list[str], keys: list[int]
+) -> None:
+    """`StringsColumn.get_many` and `TextColumn.many` (the planner's bulk paths) give what
+    `get` and indexing give, id by id."""
+    import numpy as np
+
+    from slim.model.columns import LabelColumn, TextColumn
+
+    strs = {k: tuple(v) for k, v in raw.items()}
+    col = StringsColumn.unpack(StringsColumn.pack(strs))
+    ids = np.asarray(keys, dtype=np.int64)
+    assert col.get_many(ids) == [strs.get(k) for k in keys]
+    picks = np.asarray([k % len(texts) for k in keys], dtype=np.int64)
+    for packed in (TextColumn.pack(texts), LabelColumn.pack(texts)):
+        text = TextColumn(packed["blob"], packed["offsets"])
+        assert text.many(picks) == [texts[i] for i in picks.tolist()]
+        text.as_list()
+        assert text.many(picks) == [texts[i] for i in picks.tolist()]
