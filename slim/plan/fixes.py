@@ -89,7 +89,8 @@ def cmake_fix(a: Action, location: Location | None, safe: bool = True) -> Fix:
             "keep it loaded (CMake has no link-free runtime dependency)"
         )
     else:
-        text = f"remove {';'.join(a.archs)} from CUDA_ARCHITECTURES of {tgt} ({a.flags})"
+        cmake_archs = ";".join(x.removeprefix("sm_") for x in a.archs)  # `90a` as CMake spells it
+        text = f"remove {cmake_archs} from CUDA_ARCHITECTURES of {tgt} ({a.flags})"
     return Fix(
         action=a,
         kind="cmake",

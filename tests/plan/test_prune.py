@@ -170,3 +170,14 @@ def test_downgrade_saves_no_build_time_and_replacements_are_net() -> None:
     assert fix is not None
     assert fix.command == "buildozer 'replace deps //k:gpu //k:cpu' //a:bin"
     assert [a.verb for a in edge_actions(plan.findings)] == ["replace", "move"]
+
+
+def test_dropped_archs_are_spelled_as_cmake_lists_them() -> None:
+    """CUDA_ARCHITECTURES holds `80` and `90a`, not nvcc's `sm_80`: the CMake text names
+    what to delete from that list, the -gencode flags stay nvcc's."""
+    from slim.model.actions import DropArchs
+    from slim.plan.fixes import cmake_fix
+
+    flags = "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a"
+    fix = cmake_fix(DropArchs("//k:cuda_kernels", ("sm_80", "sm_90a"), flags), None)
+    assert fix.command == f"remove 80;90a from CUDA_ARCHITECTURES of cuda_kernels ({flags})"
