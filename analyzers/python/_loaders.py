@@ -19,12 +19,13 @@ from pathlib import Path
 
 from slim.ingest.python.pystatic import scan_source
 from slim.model.pytrace import Loader
+from slim.model.stdlib_loads import stdlib_loader
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 #: Loads `-X importtime` cannot see (`__import__` goes through the C import and is seen).
 _BLIND_BYTES = re.compile(
     rb"import_module|find_spec|_from_file_location|FileLoader|run_path|run_module|"
-    rb"load_source|entry_points|\bexec\("
+    rb"load_source|entry_points|\bexec\(|zoneinfo"
 )
 #: Loader kinds whose loads `-X importtime` does not record (unpickling, discovery and
 #: the like import through `__import__`, which it does).
@@ -170,7 +171,12 @@ def scan_loaded_third_party(
     missing: list[str] = []
     scanned = 0
     for name in sorted(set(loaded)):
-        if name in first_party or name.split(".", 1)[0] in _STDLIB:
+        if name in first_party:
+            continue
+        if name.split(".", 1)[0] in _STDLIB:
+            ld = stdlib_loader(name, 0) if "." not in name else None
+            if ld is not None:
+                sites.append(LoaderSite(-1, f"{name} (standard library)", ld))
             continue
         found = _locate(name, site_dirs)
         if found is None:

@@ -24,8 +24,10 @@ from typing import cast
 
 from slim.errors import InputError, describe_found
 from slim.model.pytrace import Loader, SourceImports, StaticImport
+from slim.model.stdlib_loads import stdlib_loader
 
 from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
+from ._lazy_package import lazy_package_loaders
 from ._loader_calls import BUILTINS, Call, classify, may_load, runs_python, writes_sys_path
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -575,6 +577,9 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), "expected scannable code, found nesting too deep", 1
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
+    if is_package:
+        sc.loaders.extend(lazy_package_loaders(tree, module))
+    sc.loaders.extend(x for i in imports if (x := stdlib_loader(i.module, i.line)) is not None)
     defines, module_getattr = _top_level_names(tree, module) if is_package else (frozenset(), False)
     all_names, all_computed = _all_names(tree) if is_package else ((), False)
     if not is_package and any(

@@ -1,0 +1,166 @@
+"""Reproductions from the SLIM001 validation on ML-style workspaces around real PyPI
+packages that load code lazily (lazy_loader, apipkg): real programs using the installed
+package's own code, really run and traced; brute force is the ground truth."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from importlib.metadata import distribution
+from pathlib import Path
+
+import pytest
+
+from .harness import TRACE_KINDS, Dist, Program, assert_removals_safe, traced, verdicts
+
+APP = "//app:main"
+SUBMODULES = ("//imgkit:filters", "//imgkit:io")
+
+
+def _real_dist(name: str, key: str) -> Dist:
+    """The installed distribution `name`: its real module sources, copied."""
+    files = distribution(name).files or []
+    sources = {
+        str(f): f.read_text()
+        for f in files
+        if str(f).startswith(f"{name}/") and str(f).endswith(".py")
+    }
+    assert sources, f"{name} has no module sources"
+    return Dist(key, sources)
+
+
+def _lazy_program(
+    init: str, main: str, package: str, data: dict[str, str] | None = None
+) -> Program:
+    files = {
+        "app/main.py": main,
+        "imgkit/__init__.py": init,
+        "imgkit/filters.py": "def blur(x):\n    return [v / 2 for v in x]\n",
+        "imgkit/io.py": "def imread(p):\n    return 'read ' + p\n",
+        "unused/__init__.py": "",
+        **(data or {}),
+    }
+    return Program(
+        files=files,
+        targets={
+            APP: (["main.py"], ["//imgkit:imgkit", *SUBMODULES, "//unused:unused"]),
+            "//imgkit:imgkit": (["__init__.py"], [f"@pypi//{package}:pkg"]),
+            "//imgkit:filters": (["filters.py"], []),
+            "//imgkit:io": (["io.py"], []),
+            "//unused:unused": (["__init__.py"], []),
+            f"@pypi//{package}:pkg": ([], []),
+        },
+        roots={APP: "app.main"},
+        dists=[_real_dist(package, package)],
+        data={"//imgkit:imgkit": [d.split("/", 1)[1] for d in data]} if data else {},
+    )
+
+
+MAIN = "import imgkit\nprint(imgkit.imread('x'))\nprint(imgkit.blur([1, 2]))\n"
+ATTACH = _lazy_program(
+    "import lazy_loader as lazy\n"
+    "__getattr__, __dir__, __all__ = lazy.attach(\n"
+    "    __name__, submod_attrs={'io': ['imread'], 'filters': ['blur']}\n)\n",
+    MAIN,
+    "lazy_loader",
+)
+ATTACH_STUB = _lazy_program(
+    "import lazy_loader as lazy\n"
+    "__getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)\n",
+    MAIN,
+    "lazy_loader",
+    data={"imgkit/__init__.pyi": "from .filters import blur\nfrom .io import imread\n"},
+)
+APIPKG = _lazy_program(
+    "import apipkg\napipkg.initpkg(__name__, {'imread': '.io:imread', 'blur': '.filters:blur'})\n",
+    MAIN,
+    "apipkg",
+)
+PROGRAMS = [ATTACH, ATTACH_STUB, APIPKG]
+IDS = ["lazy_loader-attach", "lazy_loader-attach_stub", "apipkg-initpkg"]
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=IDS)
+def test_repro_package_handing_its_lookups_to_a_lazy_loader_keeps_its_submodules(
+    tmp_path: Path, prog: Program
+) -> None:
+    """`imgkit/__init__.py` lets the real lazy_loader (or apipkg) import its submodules on
+    attribute access; their names are only in a dict, a `.pyi` stub or strings relative to
+    the package. From sources alone the edges to the targets owning imgkit/filters.py and
+    imgkit/io.py are not dead (before: dead, medium, removable; the cut breaks the
+    program), the truly unused edge still is."""
+    ws = tmp_path / "ws"
+    prog.write(ws)
+    found = prog.judge(ws, {})
+    got = verdicts(found)
+    for sub in SUBMODULES:
+        assert not prog.cut_is_safe(ws, APP, (APP, sub))
+        f = got.get((APP, sub))
+        assert f is None or not f.removable, f
+    unused = got[(APP, "//unused:unused")]
+    assert unused.verdict == "dead", unused
+    assert unused.removable, unused
+    assert assert_removals_safe(prog, ws, found) == 1
+
+
+@pytest.mark.parametrize("how", TRACE_KINDS)
+@pytest.mark.parametrize("prog", PROGRAMS, ids=IDS)
+def test_lazy_loaded_submodules_under_every_trace_kind(
+    tmp_path: Path, prog: Program, how: str
+) -> None:
+    """With a trace of the run, every removable verdict is a safe cut and the submodules
+    the lazy loader imported are kept."""
+    ws = tmp_path / "ws"
+    prog.write(ws)
+    traces: dict[str, Sequence[Path]] = {APP: [traced(prog, ws, APP, how)]}
+    found = prog.judge(ws, traces)
+    got = verdicts(found)
+    for sub in SUBMODULES:
+        f = got.get((APP, sub))
+        assert f is None or not f.removable, f
+    assert_removals_safe(prog, ws, found)
+
+
+def _tzdata_program() -> Program:
+    return Program(
+        files={
+            "app/main.py": (
+                "import datetime\nimport zoneinfo\n"
+                "zoneinfo.reset_tzpath(to=[])  # no system database: tzdata's files\n"
+                "d = datetime.datetime(2024, 7, 1, 12, tzinfo=zoneinfo.ZoneInfo('Europe/Paris'))\n"
+                "print(d.utcoffset())\n"
+            ),
+        },
+        targets={
+            APP: (["main.py"], ["@pypi//tzdata:pkg"]),
+            "@pypi//tzdata:pkg": ([], []),
+        },
+        roots={APP: "app.main"},
+        dists=[_real_dist("tzdata", "tzdata")],
+    )
+
+
+def _write_with_tzdata_files(prog: Program, ws: Path) -> None:
+    """The workspace, and the real tzdata's zone files next to its module sources."""
+    prog.write(ws)
+    real = distribution("tzdata").locate_file("tzdata")
+    shutil.copytree(str(real), Program.site(ws, "tzdata") / "tzdata", dirs_exist_ok=True)
+
+
+@pytest.mark.parametrize("how", ["importtime", "static"])
+def test_repro_zoneinfo_loads_the_tzdata_package(tmp_path: Path, how: str) -> None:
+    """`zoneinfo.ZoneInfo('Europe/Paris')` without a system time zone database reads the
+    real tzdata package (`importlib.resources.files('tzdata.zoneinfo.Europe')`, PEP 615):
+    no source names tzdata and `-X importtime` prints no row for it, so the edge is no
+    dead one (before: dead, high/medium, removable; the cut raises
+    ZoneInfoNotFoundError)."""
+    prog = _tzdata_program()
+    ws = tmp_path / "ws"
+    _write_with_tzdata_files(prog, ws)
+    traces: dict[str, Sequence[Path]] = (
+        {APP: [traced(prog, ws, APP, how)]} if how != "static" else {}
+    )
+    found = prog.judge(ws, traces)
+    assert not prog.cut_is_safe(ws, APP, (APP, "@pypi//tzdata:pkg"))
+    f = verdicts(found).get((APP, "@pypi//tzdata:pkg"))
+    assert f is None or not f.removable, f
