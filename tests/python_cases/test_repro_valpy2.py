@@ -164,3 +164,60 @@ def test_repro_zoneinfo_loads_the_tzdata_package(tmp_path: Path, how: str) -> No
     assert not prog.cut_is_safe(ws, APP, (APP, "@pypi//tzdata:pkg"))
     f = verdicts(found).get((APP, "@pypi//tzdata:pkg"))
     assert f is None or not f.removable, f
+
+
+def _metadata_program(main: str) -> Program:
+    return Program(
+        files={"app/main.py": main},
+        targets={
+            APP: (["main.py"], ["@pypi//pyyamlish:pkg", "@pypi//unusedish:pkg"]),
+            "@pypi//pyyamlish:pkg": ([], []),
+            "@pypi//unusedish:pkg": ([], []),
+        },
+        roots={APP: "app.main"},
+        dists=[
+            Dist("pyyamlish", {"yamlish/__init__.py": "X = 1\n"}),
+            Dist("unusedish", {"unusedish/__init__.py": "X = 1\n"}),
+        ],
+    )
+
+
+VERSION_OF = _metadata_program(
+    "from importlib import metadata\nprint('yaml', metadata.version('PyYamlish'))\n"
+)
+DISTRIBUTION_OF = _metadata_program(
+    "from importlib.metadata import distribution as dist\n"
+    "print(dist('PyYamlish>=1.0'.split('>')[0]).metadata['Name'])\n"
+)
+REQUIRES_OF = _metadata_program(
+    "import importlib.metadata\nprint(importlib.metadata.requires('pyyamlish'))\n"
+)
+
+
+@pytest.mark.parametrize("how", [*TRACE_KINDS, "static"])
+@pytest.mark.parametrize(
+    "prog",
+    [VERSION_OF, DISTRIBUTION_OF, REQUIRES_OF],
+    ids=["metadata.version", "distribution-computed", "importlib.metadata.requires"],
+)
+def test_repro_reading_a_distributions_metadata_is_a_use_of_it(
+    tmp_path: Path, prog: Program, how: str
+) -> None:
+    """`importlib.metadata.version('PyYamlish')` reads the dist-info of the distribution
+    the edge brings (ML scripts log their libraries' versions this way); no module of it
+    is imported and no trace kind records the read, so the edge is no dead one (before:
+    dead, high/medium, removable; the cut raises PackageNotFoundError). The unused
+    distribution is still dead when the name is literal."""
+    ws = tmp_path / "ws"
+    prog.write(ws)
+    traces: dict[str, Sequence[Path]] = (
+        {APP: [traced(prog, ws, APP, how)]} if how != "static" else {}
+    )
+    found = prog.judge(ws, traces)
+    assert not prog.cut_is_safe(ws, APP, (APP, "@pypi//pyyamlish:pkg"))
+    got = verdicts(found)
+    f = got.get((APP, "@pypi//pyyamlish:pkg"))
+    assert f is None or not f.removable, f
+    unused = got[(APP, "@pypi//unusedish:pkg")]
+    assert unused.removable is (prog is not DISTRIBUTION_OF), unused
+    assert_removals_safe(prog, ws, found)

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
+from slim.model.pymodules import normalize_dist
 from slim.model.pytrace import Loader, SourceImports, StaticImport
 from slim.model.stdlib_loads import stdlib_loader
 
@@ -40,7 +41,8 @@ _DYNAMIC = re.compile(
     r"run_path|load_|exec|(?<![.\w])(?:eval|compile)\(|entry_points|select|pickle|Unpickler|"
     r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
     r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
-    r"resolve_name|pytest\.main|sys\.executable|python"
+    r"resolve_name|pytest\.main|sys\.executable|python|version\(|distribution|metadata|"
+    r"requires\(|require\(|from_name\("
 )
 #: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
 #: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
@@ -48,6 +50,8 @@ _NAMED = re.compile(
     r"""(?<![\w'"])(['"])([^\W\d]\w*(?:\.[^\W\d]\w*)*(?:\.|:[^\W\d][\w.]*)?)\1(?![\w'"])"""
 )
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+#: The distribution name at the start of a requirement (`PyYAML>=6` -> `PyYAML`).
+_DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _OWN_NAMES = frozenset({"__name__", "__package__"})
 _MAX_EXEC_CODE = 100_000
@@ -232,6 +236,8 @@ class _Scanner:
         elif what is Call.SPAWN:
             if runs_python(n):
                 self.loaders.append(Loader(n.lineno, "spawn", "", f"{shown}(...)"))
+        elif what is Call.DIST:
+            self.loaders.append(_dist_read(n, shown))
         else:
             kind = {Call.FILE: "file", Call.BY_DATA: "by-data", Call.PATH: "path"}[what]
             self.loaders.append(Loader(n.lineno, kind, "", f"{shown}(...)"))
@@ -333,6 +339,17 @@ class _Scanner:
         lit = _literal(group) if group is not None else None
         text = f"{_shown(owner, name)}({'group=' + repr(lit) if lit else '...'})"
         self.loaders.append(Loader(n.lineno, "entry-points", lit or "", text))
+
+
+def _dist_read(n: ast.Call, shown: str) -> Loader:
+    """`metadata.version("PyYAML")`: a read of the distribution's dist-info (`prefix`: its
+    normalized name; "" when computed)."""
+    arg = _first(n, "distribution_name", "dist", "requirements", "name")
+    lit = _literal(arg) if arg is not None else None
+    m = _DIST_NAME.match(lit or "")
+    if m is None:
+        return Loader(n.lineno, "dist", "", f"{shown}(...)")
+    return Loader(n.lineno, "dist", normalize_dist(m.group(0)), f"{shown}({lit!r})")
 
 
 def _shown(owner: str, name: str) -> str:
@@ -509,7 +526,8 @@ _HIT_WORDS = (
     "_from_file_location", "FileLoader", "run_path", "load_", "exec", "entry_points",
     "select", "pickle", "Unpickler", "shelve", "joblib", "unsafe_load", "Loader",
     "dictConfig", "fileConfig", "discover", "loadTestsFrom", "sys.path", "addsitedir",
-    "locate(", "resolve_name", "pytest.main", "sys.executable", "python",
+    "locate(", "resolve_name", "pytest.main", "sys.executable", "python", "version(",
+    "distribution(", "metadata(", "requires(", "require(", "from_name(",
 )  # fmt: skip
 _HIT_BARE = ("eval(", "compile(")
 _HIT_WORD_START = ("load(", "path.insert", "path.append", "path.extend")
