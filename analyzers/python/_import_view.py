@@ -28,6 +28,7 @@ from slim.model.pytrace import (
     module_prefixes,
 )
 
+from ._data_names import MAX_DATA_FILES, data_names, is_text_data
 from ._details import FootprintDetails
 from ._loaders import (
     Leaving,
@@ -635,8 +636,30 @@ class ImportView:
                             continue
                         for p in module_prefixes(text.split(":", 1)[0]):
                             exact.setdefault(p, []).append((t, s.path, line, text))
+            for t, path, line, text in self._data_names():
+                for p in module_prefixes(text):
+                    exact.setdefault(p, []).append((t, path, line, text))
             self._named = (exact, prefixes)
         return self._named
+
+    def _data_names(self) -> Iterator[_Named]:
+        """Dotted names in the text data files first-party targets of the closure ship
+        (see `_data_names`), at most `MAX_DATA_FILES` files."""
+        if self.ws is None:
+            return
+        mm = self.ctx.options.module_map
+        n = 0
+        for t in sorted(self.in_closure):
+            if is_third_party(self.g, t, mm):
+                continue
+            for rel in shipped_files(self.g, t):
+                if rel.startswith("external/") or not is_text_data(rel):
+                    continue
+                n += 1
+                if n > MAX_DATA_FILES:
+                    return
+                for line, text in data_names(self.ws / rel):
+                    yield t, rel, line, text
 
     # -- the closure -------------------------------------------------------------------
     def leaving(self, a: int, b: int) -> list[int]:

@@ -221,3 +221,45 @@ def test_repro_reading_a_distributions_metadata_is_a_use_of_it(
     unused = got[(APP, "@pypi//unusedish:pkg")]
     assert unused.removable is (prog is not DISTRIBUTION_OF), unused
     assert_removals_safe(prog, ws, found)
+
+
+JSONPICKLE = Program(
+    files={
+        "app/main.py": (
+            "import os\nimport jsonpickle\n"
+            "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+            "with open(os.path.join(HERE, 'payload.json')) as f:\n"
+            "    p = jsonpickle.decode(f.read())\n"
+            "print(type(p).__name__, p.x)\n"
+        ),
+        "app/payload.json": '{"py/object": "models.point.Point", "x": 3}\n',
+        "models/__init__.py": "",
+        "models/point.py": "class Point:\n    def __init__(self, x=0):\n        self.x = x\n",
+        "unused/__init__.py": "",
+    },
+    targets={
+        APP: (["main.py"], ["@pypi//jsonpickle:pkg", "//models:point", "//unused:unused"]),
+        "//models:point": (["__init__.py", "point.py"], []),
+        "//unused:unused": (["__init__.py"], []),
+        "@pypi//jsonpickle:pkg": ([], []),
+    },
+    roots={APP: "app.main"},
+    dists=[_real_dist("jsonpickle", "jsonpickle")],
+    data={APP: ["payload.json"]},
+)
+
+
+def test_repro_class_named_in_a_shipped_payload_is_kept(tmp_path: Path) -> None:
+    """The real jsonpickle imports `models.point` because the payload the program ships
+    as data names `models.point.Point`; no source string does. From sources alone the
+    edge is not dead (before: dead, medium, removable; the cut breaks the decode); the
+    truly unused edge still is."""
+    ws = tmp_path / "ws"
+    JSONPICKLE.write(ws)
+    found = JSONPICKLE.judge(ws, {})
+    assert not JSONPICKLE.cut_is_safe(ws, APP, (APP, "//models:point"))
+    got = verdicts(found)
+    f = got.get((APP, "//models:point"))
+    assert f is None or not f.removable, f
+    assert got[(APP, "//unused:unused")].removable
+    assert assert_removals_safe(JSONPICKLE, ws, found) == 1
