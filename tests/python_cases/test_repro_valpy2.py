@@ -263,3 +263,37 @@ def test_repro_class_named_in_a_shipped_payload_is_kept(tmp_path: Path) -> None:
     assert f is None or not f.removable, f
     assert got[(APP, "//unused:unused")].removable
     assert assert_removals_safe(JSONPICKLE, ws, found) == 1
+
+
+OWN_VERSION = Program(
+    files={
+        "app/main.py": "import mylib\nprint(mylib.__version__)\n",
+        "mylib/__init__.py": (
+            "import importlib.metadata\n"
+            "try:\n    __version__ = importlib.metadata.version(__name__)\n"
+            "except importlib.metadata.PackageNotFoundError:\n    __version__ = 'dev'\n"
+        ),
+    },
+    targets={
+        APP: (["main.py"], ["//mylib:mylib", "@pypi//unusedish:pkg"]),
+        "//mylib:mylib": (["__init__.py"], []),
+        "@pypi//unusedish:pkg": ([], []),
+    },
+    roots={APP: "app.main"},
+    dists=[Dist("unusedish", {"unusedish/__init__.py": "X = 1\n"})],
+)
+
+
+@pytest.mark.parametrize("how", [*TRACE_KINDS, "static"])
+def test_own_version_read_leaves_third_party_edges_judged(tmp_path: Path, how: str) -> None:
+    """`importlib.metadata.version(__name__)` in a first-party package reads its own
+    distribution: the unused third-party edge stays dead and removable."""
+    ws = tmp_path / "ws"
+    OWN_VERSION.write(ws)
+    traces: dict[str, Sequence[Path]] = (
+        {APP: [traced(OWN_VERSION, ws, APP, how)]} if how != "static" else {}
+    )
+    found = OWN_VERSION.judge(ws, traces)
+    f = verdicts(found)[(APP, "@pypi//unusedish:pkg")]
+    assert f.verdict == "dead", f
+    assert assert_removals_safe(OWN_VERSION, ws, found) == 1

@@ -237,7 +237,7 @@ class _Scanner:
             if runs_python(n):
                 self.loaders.append(Loader(n.lineno, "spawn", "", f"{shown}(...)"))
         elif what is Call.DIST:
-            self.loaders.append(_dist_read(n, shown))
+            self.loaders.append(_dist_read(n, shown, self.module))
         else:
             kind = {Call.FILE: "file", Call.BY_DATA: "by-data", Call.PATH: "path"}[what]
             self.loaders.append(Loader(n.lineno, kind, "", f"{shown}(...)"))
@@ -341,11 +341,15 @@ class _Scanner:
         self.loaders.append(Loader(n.lineno, "entry-points", lit or "", text))
 
 
-def _dist_read(n: ast.Call, shown: str) -> Loader:
+def _dist_read(n: ast.Call, shown: str, module: str) -> Loader:
     """`metadata.version("PyYAML")`: a read of the distribution's dist-info (`prefix`: its
-    normalized name; "" when computed)."""
+    normalized name; "" when computed). `version(__name__)` reads the calling package's
+    own distribution, taken to be named as its top-level package."""
     arg = _first(n, "distribution_name", "dist", "requirements", "name")
     lit = _literal(arg) if arg is not None else None
+    if arg is not None and _is_own_name(arg):
+        own = normalize_dist(module.split(".", 1)[0])
+        return Loader(n.lineno, "dist", own, f"{shown}({dotted(arg) or '__spec__.parent'})")
     m = _DIST_NAME.match(lit or "")
     if m is None:
         return Loader(n.lineno, "dist", "", f"{shown}(...)")
