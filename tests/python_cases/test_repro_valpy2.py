@@ -297,3 +297,64 @@ def test_own_version_read_leaves_third_party_edges_judged(tmp_path: Path, how: s
     f = verdicts(found)[(APP, "@pypi//unusedish:pkg")]
     assert f.verdict == "dead", f
     assert assert_removals_safe(OWN_VERSION, ws, found) == 1
+
+
+def _plugin_host(main: str, host: str) -> Program:
+    return Program(
+        files={"app/main.py": main},
+        targets={
+            APP: (
+                ["main.py"],
+                [f"@pypi//{host}:pkg", "@pypi//helloplug:pkg", "@pypi//unusedish:pkg"],
+            ),
+            f"@pypi//{host}:pkg": ([], []),
+            "@pypi//helloplug:pkg": ([], []),
+            "@pypi//unusedish:pkg": ([], []),
+        },
+        roots={APP: "app.main"},
+        dists=[
+            _real_dist(host, host),
+            Dist(
+                "helloplug",
+                {"helloplug/__init__.py": "def hello(s='hi'):\n    return s.upper()\n"},
+                entry_points="[host.plugins]\nhello = helloplug:hello\n",
+            ),
+            Dist("unusedish", {"unusedish/__init__.py": "X = 1\n"}),
+        ],
+    )
+
+
+PLUGGY_HOST = _plugin_host(
+    "import pluggy\n"
+    "pm = pluggy.PluginManager('host')\n"
+    "print(pm.load_setuptools_entrypoints('host.plugins'))\n"
+    "print(sorted(name for name, _ in pm.list_name_plugin()))\n",
+    "pluggy",
+)
+STEVEDORE_HOST = _plugin_host(
+    "import os\n"
+    "os.environ['XDG_CACHE_HOME'] = os.path.abspath('xdg-cache')\n"
+    "from stevedore import driver\n"
+    "mgr = driver.DriverManager(namespace='host.plugins', name='hello')\n"
+    "print(mgr.driver('x'))\n",
+    "stevedore",
+)
+
+
+@pytest.mark.parametrize("prog", [PLUGGY_HOST, STEVEDORE_HOST], ids=["pluggy", "stevedore"])
+def test_repro_plugin_host_loading_a_group_uses_the_dists_declaring_it(
+    tmp_path: Path, prog: Program
+) -> None:
+    """The real pluggy (`load_setuptools_entrypoints('host.plugins')`) or stevedore
+    (`DriverManager(namespace='host.plugins', ...)`) imports the plugin whose dist-info
+    declares the group: from sources alone that edge is a use (before: dead, medium,
+    removable; the cut loads no plugin); the unused dist is still dead."""
+    ws = tmp_path / "ws"
+    prog.write(ws)
+    found = prog.judge(ws, {})
+    assert not prog.cut_is_safe(ws, APP, (APP, "@pypi//helloplug:pkg"))
+    got = verdicts(found)
+    f = got.get((APP, "@pypi//helloplug:pkg"))
+    assert f is None or not f.removable, f
+    assert got[(APP, "@pypi//unusedish:pkg")].removable
+    assert assert_removals_safe(prog, ws, found) == 1

@@ -50,6 +50,20 @@ _FILE_LOADERS = frozenset(
     }
 )
 _ENTRY_POINTS = frozenset({"entry_points", "iter_entry_points"})
+#: Plugin hosts that load the entry points of a group they are given: pluggy's
+#: `PluginManager.load_setuptools_entrypoints(group)`, stevedore's managers (`namespace=`).
+PLUGIN_HOST_CALLS = frozenset({"load_setuptools_entrypoints"})
+STEVEDORE_MANAGERS = frozenset(
+    {
+        "ExtensionManager",
+        "NamedExtensionManager",
+        "EnabledExtensionManager",
+        "DispatchExtensionManager",
+        "NameDispatchExtensionManager",
+        "HookManager",
+        "DriverManager",
+    }
+)
 #: Reads of an installed distribution's dist-info by its distribution name.
 _DIST_READS = frozenset({"version", "distribution", "metadata", "requires", "files"})
 _METADATA_MODULES = frozenset({"importlib.metadata", "importlib_metadata"})
@@ -117,6 +131,8 @@ _LOADING_NAMES = frozenset(
         *_PKG_RESOURCES,
         *_FILE_LOADERS,
         *_ENTRY_POINTS,
+        *PLUGIN_HOST_CALLS,
+        *STEVEDORE_MANAGERS,
         *_DIST_READS,
         "get_distribution",
         "require",
@@ -189,6 +205,8 @@ def classify(owner: str, name: str, n: ast.Call) -> Call | None:
     if name == "exec":
         return Call.EXEC  # `obj.exec(...)`: may be the builtin under another name
     if name in _ENTRY_POINTS or (name == "select" and _kw(n, "group") is not None):
+        return Call.ENTRY_POINTS
+    if name in PLUGIN_HOST_CALLS or (name in STEVEDORE_MANAGERS and owner.startswith("stevedore")):
         return Call.ENTRY_POINTS
     if _by_data(full, n):
         return Call.BY_DATA

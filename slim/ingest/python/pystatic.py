@@ -29,7 +29,15 @@ from slim.model.stdlib_loads import stdlib_loader
 
 from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
 from ._lazy_package import lazy_package_loaders
-from ._loader_calls import BUILTINS, Call, classify, may_load, runs_python, writes_sys_path
+from ._loader_calls import (
+    BUILTINS,
+    STEVEDORE_MANAGERS,
+    Call,
+    classify,
+    may_load,
+    runs_python,
+    writes_sys_path,
+)
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -42,7 +50,7 @@ _DYNAMIC = re.compile(
     r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
     r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
     r"resolve_name|pytest\.main|sys\.executable|python|version\(|distribution|metadata|"
-    r"requires\(|require\(|from_name\("
+    r"requires\(|require\(|from_name\(|load_setuptools_entrypoints|stevedore|Manager\("
 )
 #: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
 #: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
@@ -329,9 +337,9 @@ class _Scanner:
         return self.resolve(rest or None, level) or ""
 
     def _entry_points(self, n: ast.Call, name: str, owner: str) -> None:
-        group = _kw(n, "group")
-        if group is None and name == "iter_entry_points" and n.args:
-            group = n.args[0]
+        group = _kw(n, "namespace" if name in STEVEDORE_MANAGERS else "group")
+        if group is None and n.args and name not in ("entry_points", "select"):
+            group = n.args[0]  # iter_entry_points, load_setuptools_entrypoints, stevedore
         if name == "select" and isinstance(n.func, ast.Attribute):
             inner = n.func.value
             if isinstance(inner, ast.Call):
@@ -532,6 +540,7 @@ _HIT_WORDS = (
     "dictConfig", "fileConfig", "discover", "loadTestsFrom", "sys.path", "addsitedir",
     "locate(", "resolve_name", "pytest.main", "sys.executable", "python", "version(",
     "distribution(", "metadata(", "requires(", "require(", "from_name(",
+    "load_setuptools_entrypoints", "stevedore", "Manager(",
 )  # fmt: skip
 _HIT_BARE = ("eval(", "compile(")
 _HIT_WORD_START = ("load(", "path.insert", "path.append", "path.extend")
