@@ -76,8 +76,18 @@ APIPKG = _lazy_program(
     MAIN,
     "apipkg",
 )
-PROGRAMS = [ATTACH, ATTACH_STUB, APIPKG]
-IDS = ["lazy_loader-attach", "lazy_loader-attach_stub", "apipkg-initpkg"]
+GETATTR_LOAD = _lazy_program(
+    "import lazy_loader as lazy\n"
+    "_WHERE = {'imread': 'io', 'blur': 'filters'}\n"
+    "def __getattr__(name):\n"
+    "    if name in _WHERE:\n"
+    "        return getattr(lazy.load(f'{__name__}.{_WHERE[name]}'), name)\n"
+    "    raise AttributeError(name)\n",
+    MAIN,
+    "lazy_loader",
+)
+PROGRAMS = [ATTACH, ATTACH_STUB, APIPKG, GETATTR_LOAD]
+IDS = ["lazy_loader-attach", "lazy_loader-attach_stub", "apipkg-initpkg", "getattr-lazy.load"]
 
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=IDS)

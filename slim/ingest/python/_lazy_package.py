@@ -1,5 +1,7 @@
 """A package `__init__` that hands its attribute lookups to code the scan does not read:
-`__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, ...)` (or `attach_stub`),
+a PEP 562 `def __getattr__` (which may call `lazy_loader.load(f"{__name__}.{name}")` or
+any other helper), `__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, ...)`
+(or `attach_stub`),
 `apipkg.initpkg(__name__, {...})`, `sys.modules[__name__] = _LazyModule(...)`. Any
 attribute access may then import any of its submodules, whose names only that code (or a
 `.pyi` stub) holds: a computed load of `<package>.` for SLIM001."""
@@ -32,6 +34,8 @@ def lazy_package_loaders(tree: ast.Module, package: str) -> list[Loader]:
 def _lazy_binding(st: ast.stmt) -> str:
     """How `st` hands the package's lookups away ("" when it does not)."""
     value: ast.expr | None = None
+    if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
+        return "def __getattr__(...)" if st.name == "__getattr__" else ""
     if isinstance(st, ast.Assign):
         for t in st.targets:
             if any(isinstance(x, ast.Name) and x.id == "__getattr__" for x in ast.walk(t)):

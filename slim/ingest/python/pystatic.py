@@ -608,7 +608,9 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), "expected scannable code, found nesting too deep", 1
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
-    if is_package:
+    if is_package and not any(
+        ld.kind == "computed" and f"{module}.".startswith(ld.prefix) for ld in sc.loaders
+    ):
         sc.loaders.extend(lazy_package_loaders(tree, module))
     sc.loaders.extend(x for i in imports if (x := stdlib_loader(i.module, i.line)) is not None)
     defines, module_getattr = _top_level_names(tree, module) if is_package else (frozenset(), False)
