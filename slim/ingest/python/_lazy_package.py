@@ -16,7 +16,7 @@ from ._bindings import dotted
 
 _OWN = frozenset({"__name__", "__spec__", "__package__"})
 #: Calls given the package's name that load nothing (`__path__ = extend_path(__path__, __name__)`).
-_LOADS_NOTHING = frozenset({"extend_path", "pkgutil.extend_path"})
+_LOADS_NOTHING = frozenset({"extend_path", "declare_namespace"})
 
 
 def lazy_package_loaders(tree: ast.Module, package: str) -> list[Loader]:
@@ -46,9 +46,11 @@ def _lazy_binding(st: ast.stmt) -> str:
     elif isinstance(st, ast.AnnAssign | ast.Expr):
         value = st.value
     if isinstance(value, ast.Call) and _passes_own_name(value):
-        name = dotted(value.func) or "a call"
-        if name in _LOADS_NOTHING:
-            return ""
+        f = value.func
+        tail = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if tail in _LOADS_NOTHING:
+            return ""  # also `__import__('pkgutil').extend_path(__path__, __name__)`
+        name = dotted(f) or tail or "a call"
         return f"{name}(__name__, ...)"
     return ""
 
