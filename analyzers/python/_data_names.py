@@ -10,6 +10,8 @@ from pathlib import Path
 
 MAX_DATA_BYTES = 1 << 20
 MAX_DATA_FILES = 5000
+#: What all the files of one closure may add up to (larger data is datasets, not config).
+MAX_TOTAL_BYTES = 64 << 20
 #: Files read for names: configuration and serialized-object formats.
 TEXT_SUFFIXES = (
     ".json", ".jsonl", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".txt", ".xml",
@@ -23,13 +25,13 @@ def is_text_data(rel: str) -> bool:
     return rel.lower().endswith(TEXT_SUFFIXES)
 
 
-def data_names(path: Path) -> tuple[tuple[int, str], ...]:
-    """(line, dotted name) of each name with a dot in the file's first bytes; nothing
-    when it cannot be read."""
+def data_names(path: Path) -> tuple[tuple[tuple[int, str], ...], int]:
+    """(line, dotted name) of each name with a dot in the file's first bytes (nothing
+    when it cannot be read), and how many bytes were read."""
     key = str(path)
     hit = _CACHE.get(key)
     if hit is not None:
-        return hit
+        return hit, 0
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_DATA_BYTES)
@@ -43,4 +45,4 @@ def data_names(path: Path) -> tuple[tuple[int, str], ...]:
         out.add((line, m.group(1).decode("ascii")))
     found = tuple(sorted(out))
     _CACHE[key] = found
-    return found
+    return found, len(data)

@@ -28,7 +28,7 @@ from slim.model.pytrace import (
     module_prefixes,
 )
 
-from ._data_names import MAX_DATA_FILES, data_names, is_text_data
+from ._data_names import MAX_DATA_FILES, MAX_TOTAL_BYTES, data_names, is_text_data
 from ._details import FootprintDetails
 from ._loaders import (
     Leaving,
@@ -644,11 +644,11 @@ class ImportView:
 
     def _data_names(self) -> Iterator[_Named]:
         """Dotted names in the text data files first-party targets of the closure ship
-        (see `_data_names`), at most `MAX_DATA_FILES` files."""
+        (see `_data_names`), up to `MAX_DATA_FILES` files and `MAX_TOTAL_BYTES`."""
         if self.ws is None:
             return
         mm = self.ctx.options.module_map
-        n = 0
+        n = size = 0
         for t in sorted(self.in_closure):
             if is_third_party(self.g, t, mm):
                 continue
@@ -656,9 +656,11 @@ class ImportView:
                 if rel.startswith("external/") or not is_text_data(rel):
                     continue
                 n += 1
-                if n > MAX_DATA_FILES:
+                if n > MAX_DATA_FILES or size > MAX_TOTAL_BYTES:
                     return
-                for line, text in data_names(self.ws / rel):
+                names, read = data_names(self.ws / rel)
+                size += read
+                for line, text in names:
                     yield t, rel, line, text
 
     # -- the closure -------------------------------------------------------------------
