@@ -17,7 +17,7 @@ import numpy as np
 from slim.model.context import AnalysisContext
 from slim.model.findings import Evidence
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind
-from slim.model.pymodules import ModuleIndex, shipped_files, split_label
+from slim.model.pymodules import ModuleIndex, normalize_dist, shipped_files, split_label
 from slim.model.pytrace import (
     ImportTrace,
     Loader,
@@ -28,6 +28,7 @@ from slim.model.pytrace import (
     module_prefixes,
 )
 
+from ._data_names import MAX_DATA_FILES, MAX_TOTAL_BYTES, data_names, is_text_data
 from ._details import FootprintDetails
 from ._loaders import (
     Leaving,
@@ -93,6 +94,8 @@ class _Reach:
             for imp in src.imports:
                 self.add(p for c in v.cands(imp) for p in module_prefixes(c))
             for ld in src.loaders:
+                if ld.kind == "dist":
+                    continue  # reads metadata, runs no code
                 if ld.kind != "computed" or not ld.prefix:
                     return _EVERYTHING
                 self.add(self.under(ld.prefix))
@@ -167,6 +170,7 @@ class ImportView:
         self._children: dict[str, list[str]] | None = None
         self._submodules: dict[str, list[str]] | None = None
         self._groups: dict[int, frozenset[str] | None] = {}
+        self._dists: dict[int, frozenset[str] | None] = {}
         self._packages: set[int] | None = None
         self._named: tuple[dict[str, list[_Named]], list[_Named]] | None = None
         self._providers: dict[int, set[int]] = {}
@@ -546,6 +550,30 @@ class ImportView:
                 return entry_point_groups(read_dist_text(d / info, "entry_points.txt"))
         return None
 
+    def dists(self, t: int) -> frozenset[str] | None:
+        """The installed distributions `t` stands for (its dist-info; an alias or wrapper:
+        those of what it stands for); none for first-party code; None when not known (a
+        third-party target mapped by a table, the config or a guess)."""
+        if t not in self._dists:
+            self._dists[t] = None  # a cycle knows nothing
+            self._dists[t] = self._read_dists(t)
+        return self._dists[t]
+
+    def _read_dists(self, t: int) -> frozenset[str] | None:
+        o = self.owned.get(t)
+        if o is None or o.sources:
+            return frozenset()
+        if not o.modules and not o.unknown:
+            forward = sorted(d for d in self._forwards(t, o) if d in self.owned and d != t)
+            found = [self.dists(d) for d in forward]
+            if any(x is None for x in found):
+                return None
+            return frozenset().union(*(x for x in found if x is not None))
+        info = o.basis.split("/", 1)[0]
+        if info.endswith((".dist-info", ".egg-info")):
+            return frozenset({normalize_dist(info.split("-", 1)[0].rsplit(".", 1)[0])})
+        return None if is_third_party(self.g, t, self.ctx.options.module_map) else frozenset()
+
     def what_leaves(self, gone: set[int], gone_mods: set[str]) -> Leaving:
         """What leaves with a cut, as the loaders judge it (see `Leaving`)."""
         packages = frozenset(
@@ -559,7 +587,8 @@ class ImportView:
         if any(s.loader.kind == "path" for s in self.sites):
             renamed = frozenset(self._renamed(gone, gone_mods))
         groups = {t: self.groups(t) for t in gone}
-        return Leaving(gone, gone_mods, groups, packages, renamed)
+        dists = {t: self.dists(t) for t in gone}
+        return Leaving(gone, gone_mods, groups, packages, renamed, dists)
 
     def _renamed(self, gone: set[int], gone_mods: set[str]) -> Iterator[str]:
         """Leaving modules that code staying in the build (or a trace) names by a proper
@@ -607,8 +636,32 @@ class ImportView:
                             continue
                         for p in module_prefixes(text.split(":", 1)[0]):
                             exact.setdefault(p, []).append((t, s.path, line, text))
+            for t, path, line, text in self._data_names():
+                for p in module_prefixes(text):
+                    exact.setdefault(p, []).append((t, path, line, text))
             self._named = (exact, prefixes)
         return self._named
+
+    def _data_names(self) -> Iterator[_Named]:
+        """Dotted names in the text data files first-party targets of the closure ship
+        (see `_data_names`), up to `MAX_DATA_FILES` files and `MAX_TOTAL_BYTES`."""
+        if self.ws is None:
+            return
+        mm = self.ctx.options.module_map
+        n = size = 0
+        for t in sorted(self.in_closure):
+            if is_third_party(self.g, t, mm):
+                continue
+            for rel in shipped_files(self.g, t):
+                if rel.startswith("external/") or not is_text_data(rel):
+                    continue
+                n += 1
+                if n > MAX_DATA_FILES or size > MAX_TOTAL_BYTES:
+                    return
+                names, read = data_names(self.ws / rel)
+                size += read
+                for line, text in names:
+                    yield t, rel, line, text
 
     # -- the closure -------------------------------------------------------------------
     def leaving(self, a: int, b: int) -> list[int]:

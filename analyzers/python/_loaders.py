@@ -14,17 +14,18 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from slim.ingest.python.pystatic import scan_source
 from slim.model.pytrace import Loader
+from slim.model.stdlib_loads import stdlib_loader
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 #: Loads `-X importtime` cannot see (`__import__` goes through the C import and is seen).
 _BLIND_BYTES = re.compile(
     rb"import_module|find_spec|_from_file_location|FileLoader|run_path|run_module|"
-    rb"load_source|entry_points|\bexec\("
+    rb"load_source|entry_points|\bexec\(|zoneinfo"
 )
 #: Loader kinds whose loads `-X importtime` does not record (unpickling, discovery and
 #: the like import through `__import__`, which it does).
@@ -62,6 +63,8 @@ class LoaderSite:
             "path": "changes sys.path: an import may load a file by a shorter name",
             "named": "names it as a string: code that loads by name may import it",
             "spawn": "starts a Python process, whose imports no trace follows",
+            "dist": "reads the installed metadata of "
+            + (f"the distribution {ld.prefix!r}" if ld.prefix else "a computed distribution"),
         }[ld.kind]
         return f"{ld.text}: {what}"
 
@@ -77,6 +80,9 @@ class Leaving:
     groups: dict[int, frozenset[str] | None]
     packages: frozenset[str] = frozenset()
     renamed: frozenset[str] = frozenset()
+    #: each target's installed distribution names (None: not known, a third-party target
+    #: mapped without its dist-info; first-party code: none)
+    dists: dict[int, frozenset[str] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +126,9 @@ def judge(sites: Sequence[LoaderSite], gone: Leaving, sees_importlib: bool) -> V
         if s.target in gone.targets:
             continue
         ld = s.loader
+        if ld.kind == "dist":
+            _judge_dist_read(s, gone, uses, blocks)
+            continue
         if ld.kind != "entry-points":
             if _reaches(ld, gone):
                 blocks.append(s)
@@ -132,6 +141,18 @@ def judge(sites: Sequence[LoaderSite], gone: Leaving, sees_importlib: bool) -> V
         elif not ld.prefix and any(g for g in declared):
             blocks.append(s)
     return Verdict(tuple(uses), tuple(blocks))
+
+
+def _judge_dist_read(
+    s: LoaderSite, gone: Leaving, uses: list[LoaderSite], blocks: list[LoaderSite]
+) -> None:
+    """A dist-info read is a use of the leaving distribution it names; a computed name,
+    or a leaving third-party target whose distribution is not known, blocks."""
+    names = [gone.dists.get(t, frozenset()) for t in gone.targets]
+    if s.loader.prefix and any(d is not None and s.loader.prefix in d for d in names):
+        uses.append(s)
+    elif any(d is None for d in names) or (not s.loader.prefix and any(names)):
+        blocks.append(s)
 
 
 def entry_point_groups(text: str | None) -> frozenset[str]:
@@ -170,7 +191,12 @@ def scan_loaded_third_party(
     missing: list[str] = []
     scanned = 0
     for name in sorted(set(loaded)):
-        if name in first_party or name.split(".", 1)[0] in _STDLIB:
+        if name in first_party:
+            continue
+        if name.split(".", 1)[0] in _STDLIB:
+            ld = stdlib_loader(name, 0) if "." not in name else None
+            if ld is not None:
+                sites.append(LoaderSite(-1, f"{name} (standard library)", ld))
             continue
         found = _locate(name, site_dirs)
         if found is None:

@@ -326,7 +326,9 @@ class Loader(NamedTuple):
     (`pickle.load`, `logging.config.fileConfig`: imports whatever its input names),
     `discover` (unittest discovery: `prefix` is the file pattern, `*` when computed),
     `path` (a `sys.path` change: an import may then load a file by a shorter name),
-    `spawn` (a process running the interpreter: its imports are in no trace).
+    `spawn` (a process running the interpreter: its imports are in no trace), `dist`
+    (`importlib.metadata.version("PyYAML")`: reads a distribution's dist-info, no module;
+    `prefix` is the normalized distribution name, "" when computed).
     `text` quotes the call for evidence.
     """
 

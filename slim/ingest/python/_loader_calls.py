@@ -24,6 +24,7 @@ class Call(Enum):
     PATH = "path"  # changes sys.path: any import may then load a file by a shorter name
     SPAWN = "spawn"  # starts a process: a Python one runs code no trace follows
     EXEC = "exec"  # exec/eval/compile: a literal is code to scan, anything else a FILE
+    DIST = "dist"  # reads an installed distribution's metadata (`metadata.version("PyYAML")`)
 
 
 _IMPORTERS = frozenset({"import_module", "__import__", "find_spec", "run_module", "find_loader"})
@@ -49,6 +50,30 @@ _FILE_LOADERS = frozenset(
     }
 )
 _ENTRY_POINTS = frozenset({"entry_points", "iter_entry_points"})
+#: Plugin hosts that load the entry points of a group they are given: pluggy's
+#: `PluginManager.load_setuptools_entrypoints(group)`, stevedore's managers (`namespace=`).
+PLUGIN_HOST_CALLS = frozenset({"load_setuptools_entrypoints"})
+STEVEDORE_MANAGERS = frozenset(
+    {
+        "ExtensionManager",
+        "NamedExtensionManager",
+        "EnabledExtensionManager",
+        "DispatchExtensionManager",
+        "NameDispatchExtensionManager",
+        "HookManager",
+        "DriverManager",
+    }
+)
+#: Reads of an installed distribution's dist-info by its distribution name.
+_DIST_READS = frozenset({"version", "distribution", "metadata", "requires", "files"})
+_METADATA_MODULES = frozenset({"importlib.metadata", "importlib_metadata"})
+_DIST_CALLS = frozenset(
+    {
+        "pkg_resources.get_distribution",
+        "pkg_resources.require",
+        *(f"{m}.Distribution.from_name" for m in _METADATA_MODULES),
+    }
+)
 #: Functions that import the modules their input names (`owner.name` once bound).
 _BY_DATA = frozenset(
     {
@@ -106,6 +131,12 @@ _LOADING_NAMES = frozenset(
         *_PKG_RESOURCES,
         *_FILE_LOADERS,
         *_ENTRY_POINTS,
+        *PLUGIN_HOST_CALLS,
+        *STEVEDORE_MANAGERS,
+        *_DIST_READS,
+        "get_distribution",
+        "require",
+        "from_name",
         "get_data",
         "exec",
         "eval",
@@ -175,8 +206,12 @@ def classify(owner: str, name: str, n: ast.Call) -> Call | None:
         return Call.EXEC  # `obj.exec(...)`: may be the builtin under another name
     if name in _ENTRY_POINTS or (name == "select" and _kw(n, "group") is not None):
         return Call.ENTRY_POINTS
+    if name in PLUGIN_HOST_CALLS or (name in STEVEDORE_MANAGERS and owner.startswith("stevedore")):
+        return Call.ENTRY_POINTS
     if _by_data(full, n):
         return Call.BY_DATA
+    if (name in _DIST_READS and owner in _METADATA_MODULES) or full in _DIST_CALLS:
+        return Call.DIST
     return _stdlib_machinery(owner, name)
 
 

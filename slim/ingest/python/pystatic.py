@@ -23,10 +23,21 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 from slim.errors import InputError, describe_found
+from slim.model.pymodules import normalize_dist
 from slim.model.pytrace import Loader, SourceImports, StaticImport
+from slim.model.stdlib_loads import stdlib_loader
 
 from ._bindings import Bindings, dotted, file_bindings, loop_values, qualified
-from ._loader_calls import BUILTINS, Call, classify, may_load, runs_python, writes_sys_path
+from ._lazy_package import lazy_package_loaders
+from ._loader_calls import (
+    BUILTINS,
+    STEVEDORE_MANAGERS,
+    Call,
+    classify,
+    may_load,
+    runs_python,
+    writes_sys_path,
+)
 
 _STMT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -38,7 +49,8 @@ _DYNAMIC = re.compile(
     r"run_path|load_|exec|(?<![.\w])(?:eval|compile)\(|entry_points|select|pickle|Unpickler|"
     r"shelve|joblib|unsafe_load|\bload\(|Loader|dictConfig|fileConfig|discover|"
     r"loadTestsFrom|sys\.path|\bpath\.(?:insert|append|extend)|addsitedir|locate\(|"
-    r"resolve_name|pytest\.main|sys\.executable|python"
+    r"resolve_name|pytest\.main|sys\.executable|python|version\(|distribution|metadata|"
+    r"requires\(|require\(|from_name\(|load_setuptools_entrypoints|stevedore|Manager\("
 )
 #: A string literal that spells a dotted name (`'handlers.custom.Shout'`, `"app_ext.shout"`,
 #: `'pkg.mod:attr'`, `'plugins.'`): what loaders by name are given.
@@ -46,6 +58,8 @@ _NAMED = re.compile(
     r"""(?<![\w'"])(['"])([^\W\d]\w*(?:\.[^\W\d]\w*)*(?:\.|:[^\W\d][\w.]*)?)\1(?![\w'"])"""
 )
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+#: The distribution name at the start of a requirement (`PyYAML>=6` -> `PyYAML`).
+_DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _OWN_NAMES = frozenset({"__name__", "__package__"})
 _MAX_EXEC_CODE = 100_000
@@ -230,6 +244,8 @@ class _Scanner:
         elif what is Call.SPAWN:
             if runs_python(n):
                 self.loaders.append(Loader(n.lineno, "spawn", "", f"{shown}(...)"))
+        elif what is Call.DIST:
+            self.loaders.append(_dist_read(n, shown, self.module))
         else:
             kind = {Call.FILE: "file", Call.BY_DATA: "by-data", Call.PATH: "path"}[what]
             self.loaders.append(Loader(n.lineno, kind, "", f"{shown}(...)"))
@@ -321,9 +337,9 @@ class _Scanner:
         return self.resolve(rest or None, level) or ""
 
     def _entry_points(self, n: ast.Call, name: str, owner: str) -> None:
-        group = _kw(n, "group")
-        if group is None and name == "iter_entry_points" and n.args:
-            group = n.args[0]
+        group = _kw(n, "namespace" if name in STEVEDORE_MANAGERS else "group")
+        if group is None and n.args and name not in ("entry_points", "select"):
+            group = n.args[0]  # iter_entry_points, load_setuptools_entrypoints, stevedore
         if name == "select" and isinstance(n.func, ast.Attribute):
             inner = n.func.value
             if isinstance(inner, ast.Call):
@@ -331,6 +347,21 @@ class _Scanner:
         lit = _literal(group) if group is not None else None
         text = f"{_shown(owner, name)}({'group=' + repr(lit) if lit else '...'})"
         self.loaders.append(Loader(n.lineno, "entry-points", lit or "", text))
+
+
+def _dist_read(n: ast.Call, shown: str, module: str) -> Loader:
+    """`metadata.version("PyYAML")`: a read of the distribution's dist-info (`prefix`: its
+    normalized name; "" when computed). `version(__name__)` reads the calling package's
+    own distribution, taken to be named as its top-level package."""
+    arg = _first(n, "distribution_name", "dist", "requirements", "name")
+    lit = _literal(arg) if arg is not None else None
+    if arg is not None and _is_own_name(arg):
+        own = normalize_dist(module.split(".", 1)[0])
+        return Loader(n.lineno, "dist", own, f"{shown}({dotted(arg) or '__spec__.parent'})")
+    m = _DIST_NAME.match(lit or "")
+    if m is None:
+        return Loader(n.lineno, "dist", "", f"{shown}(...)")
+    return Loader(n.lineno, "dist", normalize_dist(m.group(0)), f"{shown}({lit!r})")
 
 
 def _shown(owner: str, name: str) -> str:
@@ -507,7 +538,9 @@ _HIT_WORDS = (
     "_from_file_location", "FileLoader", "run_path", "load_", "exec", "entry_points",
     "select", "pickle", "Unpickler", "shelve", "joblib", "unsafe_load", "Loader",
     "dictConfig", "fileConfig", "discover", "loadTestsFrom", "sys.path", "addsitedir",
-    "locate(", "resolve_name", "pytest.main", "sys.executable", "python",
+    "locate(", "resolve_name", "pytest.main", "sys.executable", "python", "version(",
+    "distribution(", "metadata(", "requires(", "require(", "from_name(",
+    "load_setuptools_entrypoints", "stevedore", "Manager(",
 )  # fmt: skip
 _HIT_BARE = ("eval(", "compile(")
 _HIT_WORD_START = ("load(", "path.insert", "path.append", "path.extend")
@@ -575,6 +608,11 @@ def scan_source(data: bytes, path: str, module: str, is_package: bool = False) -
             path, module, (), (), "expected scannable code, found nesting too deep", 1
         )
     imports = tuple(sorted(set(sc.imports), key=lambda i: (i.line, i.module, i.names)))
+    if is_package and not any(
+        ld.kind == "computed" and f"{module}.".startswith(ld.prefix) for ld in sc.loaders
+    ):
+        sc.loaders.extend(lazy_package_loaders(tree, module))
+    sc.loaders.extend(x for i in imports if (x := stdlib_loader(i.module, i.line)) is not None)
     defines, module_getattr = _top_level_names(tree, module) if is_package else (frozenset(), False)
     all_names, all_computed = _all_names(tree) if is_package else ((), False)
     if not is_package and any(

@@ -373,3 +373,24 @@ def test_a_process_running_the_interpreter_is_a_loader() -> None:
     )
     res = scan_source(code, "x.py", "m")
     assert [(ld.line, ld.kind) for ld in res.loaders] == [(2, "spawn"), (3, "spawn")]
+
+
+@pytest.mark.parametrize(
+    ("code", "lazy"),
+    [
+        (
+            b"import lazy_loader as lazy\n__getattr__, __dir__, __all__ = lazy.attach(__name__)\n",
+            True,
+        ),
+        (b"import apipkg\napipkg.initpkg(__name__, {'f': '.io:f'})\n", True),
+        (b"import sys\nsys.modules[__name__] = object()\n", True),
+        (b"__path__ = __import__('pkgutil').extend_path(__path__, __name__)\n", False),
+        (b"from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", False),
+        (b"import logging\nlog = logging.getLogger(__name__)\n", False),
+    ],
+)
+def test_package_init_handing_lookups_away(code: bytes, lazy: bool) -> None:
+    """A package `__init__` that lets other code resolve its attributes may import any
+    submodule (`p.`); one that only extends its path or names a logger does not."""
+    res = scan_source(code, "p/__init__.py", "p", is_package=True)
+    assert [(ld.kind, ld.prefix) for ld in res.loaders] == ([("computed", "p.")] if lazy else [])
