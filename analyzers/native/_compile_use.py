@@ -152,7 +152,10 @@ class CompileIndex:
         srcs = [s for s in srcs if s.endswith(C_SUFFIXES)]
         if not srcs:
             return None
-        tc = self.by_target[t] = self._scan(tgt.id, srcs)
+        rel = [self.rel(s) if posixpath.isabs(s) else s for s in srcs]
+        tc = self.by_target[t] = self._scan(tgt.id, [s for s in rel if s is not None])
+        outside = [s for s, r in zip(srcs, rel, strict=True) if r is None]
+        tc.unresolved += [f"{s} (outside the workspace: not scanned)" for s in outside[:3]]
         return tc
 
     def _record(self, d: CompileDeps, how: str, o: CompiledObject) -> int | None:

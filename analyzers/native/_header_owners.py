@@ -40,14 +40,15 @@ def _depth(d: str) -> int:
 
 
 def _parents(path: str) -> list[str]:
-    """`a/b/c.h` -> [`a/b`, `a`, ``]."""
+    """`a/b/c.h` -> [`a/b`, `a`, ``]; an absolute path ends at `/` (never loops)."""
     out = []
     d = posixpath.dirname(path)
     while True:
         out.append(d)
-        if not d:
+        up = posixpath.dirname(d)
+        if not d or up == d:
             return out
-        d = posixpath.dirname(d)
+        d = up
 
 
 @dataclass(frozen=True)

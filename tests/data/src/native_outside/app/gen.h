@@ -1,0 +1,1 @@
+#define GEN_N 7

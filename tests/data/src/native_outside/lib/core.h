@@ -1,0 +1,2 @@
+#define CORE_SCALE 3
+int core_fn(int x);
