@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def load(path: Path) -> list[TimingSet]:
 
 def read_bazel_profile(path: Path) -> TimingSet:
     name = str(path)
-    raw: list[_Event] = []
+    found: list[TimedAction] = []
+    starts, durs, tids = array("d"), array("d"), []
+    tid_names: dict[int | str, str] = {}
     critical: list[TimedAction] = []
     marks: dict[tuple[str, str], list[float]] = {}
     lines = 0
@@ -108,16 +111,24 @@ def read_bazel_profile(path: Path) -> TimingSet:
             if ev.ph != "X":
                 continue
             if ev.cat in ACTION_CATEGORIES:
-                raw.append(ev)
+                found.append(_action(ev))  # the block's events are freed as it goes
+                starts.append(ev.ts)
+                durs.append(ev.dur)
+                tid = tid_names.get(ev.tid)
+                tids.append(tid if tid is not None else tid_names.setdefault(ev.tid, str(ev.tid)))
             elif ev.cat == CRITICAL:
                 critical.append(_critical(ev))
             elif ev.cat in (CACHE_CHECK, DOWNLOAD):
                 marks.setdefault((ev.cat, str(ev.tid)), []).append(ev.ts)
-    if lines == 0 and not raw and not truncated:
+    if lines == 0 and not found and not truncated:
         raise InputError(name, "a Chrome trace with a traceEvents array", "no events", line=1)
     for v in marks.values():
         v.sort()
-    actions = sorted(_action(ev, _outcome(ev, marks) if marks else "") for ev in raw)
+    if marks:
+        spans = zip(starts, durs, tids, strict=True)
+        found = [a._replace(cache=_outcome(sp, marks)) for a, sp in zip(found, spans, strict=True)]
+    del starts, durs, tids
+    actions = sorted(found)
     notes = [f"{lines} trace event lines, {len(actions)} actions"]
     hits = sum(1 for a in actions if a.cache == HIT)
     looked = sum(1 for a in actions if a.cache)
@@ -141,9 +152,10 @@ def _within(times: list[float] | None, lo: float, hi: float) -> bool:
     return i < len(times) and times[i] <= hi
 
 
-def _outcome(ev: _Event, marks: dict[tuple[str, str], list[float]]) -> str:
-    """hit / miss / "" from the cache events inside the action's span on its thread."""
-    lo, hi, tid = ev.ts, ev.ts + max(ev.dur, 0.0), str(ev.tid)
+def _outcome(span: tuple[float, float, str], marks: dict[tuple[str, str], list[float]]) -> str:
+    """hit / miss / "" from the cache events inside the action's span (ts, dur, thread)."""
+    ts, dur, tid = span
+    lo, hi = ts, ts + max(dur, 0.0)
     if not _within(marks.get((CACHE_CHECK, tid)), lo, hi):
         return ""
     return HIT if _within(marks.get((DOWNLOAD, tid)), lo, hi) else MISS
@@ -157,7 +169,7 @@ def _critical(ev: _Event) -> TimedAction:
     return _action(msgspec.structs.replace(ev, name=name))
 
 
-def _action(ev: _Event, cache: str = "") -> TimedAction:
+def _action(ev: _Event) -> TimedAction:
     name = ev.name
     label = mnemonic = output = source = ""
     args = ev.args
@@ -197,7 +209,6 @@ def _action(ev: _Event, cache: str = "") -> TimedAction:
         0,
         name,
         source,
-        cache,
     )
 
 
