@@ -115,8 +115,10 @@ def test_real_rebuild_without_the_cut_matches_the_predicted_wall_clock(
 ) -> None:
     """Build the sample at -j2, predict the clean build of cpu_server without the CUDA edge
     (model_runner links cpu_kernels instead), then really build that at -j2: the predicted
-    wall clock is within 10% of the measured one (the median error of six pairs, each a
-    build of both sides back to back, A-B then B-A)."""
+    share of the wall clock that stays is within 10% of the measured share (the median of
+    ten pairs, each a build of both sides back to back, A-B then B-A). Shares, not seconds:
+    the machine's speed drifts from build to build by more than the model's error, and a
+    pair's two builds drift together."""
     base, cut = tmp_path / "base", tmp_path / "cut"
     ignore = shutil.ignore_patterns("exports", "traces", "__pycache__")
     shutil.copytree(SAMPLE, base, ignore=ignore)
@@ -128,7 +130,7 @@ def test_real_rebuild_without_the_cut_matches_the_predicted_wall_clock(
     _configure(base, tmp_path / "b")
     _configure(cut, tmp_path / "c")
     errors, savings = [], []
-    for k in range(3):
+    for k in range(5):
         # A-B then B-A: a machine shared with other work slows one side of a pair as much
         # as the other, whichever runs first.
         for first in ("base", "cut") if k % 2 == 0 else ("cut", "base"):
@@ -143,9 +145,12 @@ def test_real_rebuild_without_the_cut_matches_the_predicted_wall_clock(
                     assert saving.wall.jobs == 2
                     assert saving.wall.critical
                     pair["predicted"], pair["before"] = saving.wall.after, saving.wall.before
+                    pair["base"] = _span(log)
                 else:
                     pair["measured"] = _span(_clean_build(tmp_path / "c", 2, "serving/cpu_server"))
-            errors.append((pair["predicted"] - pair["measured"]) / pair["measured"])
+            predicted_share = pair["predicted"] / pair["before"]
+            measured_share = pair["measured"] / pair["base"]
+            errors.append((predicted_share - measured_share) / measured_share)
             savings.append(pair["before"] - pair["predicted"])
     assert abs(statistics.median(errors)) <= 0.10, errors
     assert min(savings) > 0, savings
