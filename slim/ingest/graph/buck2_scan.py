@@ -133,7 +133,8 @@ class _Reader:
         if isinstance(value, dict):
             if not buck2_json._is_label(key):
                 raise buck2_json._bad(self.name, self.line, "a target label as key", key)
-            buck2_json.add_node(b, key, value, buck2_json._build_file(value.get("buck.package")))
+            build_file = buck2_json._build_file(value.get("buck.package"))
+            buck2_json.add_node(b, key, value, build_file, (self.name, self.line))
             self.n += 1
         elif isinstance(value, list):
             self.labels.extend(value)
@@ -192,11 +193,8 @@ def _read_all(mm: mmap.mmap, members: Members, name: str, b: GraphBuilder) -> No
     if len(mm) < MIN_PARALLEL_BYTES or worker_count() < 2 or n < 2 or not hasattr(os, "fork"):
         decoded = [_decode(mm, members, i) for i in range(n)]
         reader = _Reader(name, members.line)
-        try:
-            for key, value in decoded:
-                reader.member(b, key, value)
-        except InputError:
-            raise _NotMembersError from None  # the whole reader says where, as it does
+        for key, value in decoded:
+            reader.member(b, key, value)
         reader.finish(b)
         return
     import multiprocessing
