@@ -20,6 +20,7 @@ from slim.infra.config import Config, find_config, load_config
 if TYPE_CHECKING:
     from slim.analysis.engine import Analysis, RootInput
     from slim.analysis.suppress import Keep
+    from slim.infra.graph_view import GraphView
     from slim.infra.progress import Progress
     from slim.model.facts import Facts
     from slim.model.graph import BuildGraph
@@ -157,6 +158,25 @@ class Session:
                 self.graph_format,
                 use_cache=self.request.use_cache,
             )
+
+    def cached_view(self, labels: Sequence[str]) -> tuple[GraphView, list[int]] | None:
+        """The cached whole graph as a numpy-free view, with the ids of `labels`, when an
+        entry for the graph inputs exists and names every label exactly as given or in
+        its normalized spelling (anything else goes through `root_ids`)."""
+        if "graph" in self.__dict__ or not self.request.use_cache or not self.graph_paths:
+            return None
+        for p in self.graph_paths:
+            must_exist(p, "a graph export")
+        from slim.infra.cache import cache_key
+        from slim.infra.graph_view import open_view
+
+        view = open_view(cache_key(self.graph_paths, self.graph_format))
+        if view is None:
+            return None
+        ids = [view.lookup(lab) for lab in labels]
+        if any(i is None for i in ids):
+            return None
+        return view, [i for i in ids if i is not None]
 
     def _try_closure(self, labels: Sequence[str]) -> None:
         """Read only `labels`' closure when that gives the same answer as the whole graph:

@@ -88,16 +88,13 @@ def report(
 def why(source: str, dest: str, limit: int, all_kinds: bool, **kw: Any) -> int:
     """Show the shortest dependency path(s) from SOURCE to DEST."""
     from slim.app.session import Session
-    from slim.app.why import why_lines
+    from slim.app.why import why as answer
 
-    session = Session(request_from(kw))
-    a, b = session.root_ids([source, dest])
-    lines = why_lines(session.graph, a, b, limit=limit, all_kinds=all_kinds)
-    if not lines:
-        g = session.graph
-        click.echo(f"{g.labels[a]} does not depend on {g.labels[b]}", err=True)
+    got = answer(Session(request_from(kw)), source, dest, limit=limit, all_kinds=all_kinds)
+    if not got.lines:
+        click.echo(f"{got.source} does not depend on {got.dest}", err=True)
         return EXIT_FINDINGS
-    write_output("\n".join(lines) + "\n", None)
+    write_output("\n".join(got.lines) + "\n", None)
     return EXIT_OK
 
 

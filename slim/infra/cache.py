@@ -21,11 +21,9 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from slim import __version__
 
@@ -165,6 +163,8 @@ def write_entry(
     the entries it makes stale (see `evict`)."""
     import shutil
 
+    import numpy as np
+
     d = _graphs()
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".tmp-{key}-{os.getpid()}"
@@ -254,7 +254,9 @@ class DamagedEntryError(Exception):
     """A cache entry that fails its checks (it is discarded and rebuilt)."""
 
 
-def _manifest(entry: Path) -> dict[str, Any]:
+def _manifest(entry: Path, only: Collection[str] | None = None) -> dict[str, Any]:
+    """The entry's checked manifest: its own checksum, then the size and sampled checksum
+    of each file it lists (of those in `only`, when given)."""
     try:
         outer = json.loads((entry / "manifest.json").read_text())
         body = outer["body"]
@@ -265,6 +267,8 @@ def _manifest(entry: Path) -> dict[str, Any]:
     if not ok:
         raise DamagedEntryError("manifest checksum mismatch")
     for name, rec in manifest["files"].items():
+        if only is not None and name not in only:
+            continue
         path = entry / name
         try:
             size = path.stat().st_size
@@ -278,6 +282,8 @@ def _manifest(entry: Path) -> dict[str, Any]:
 
 
 def _arrays(entry: Path, manifest: dict[str, Any]) -> dict[str, NDArray[Any]]:
+    import numpy as np
+
     out = {}
     for name in manifest["files"]:
         if name.endswith(".npy"):
@@ -492,6 +498,8 @@ def _load_members(key: str) -> tuple[KeyIndex, Members] | None:
 
 def _save_members(key: str, family: str, index: MemberIndex) -> None:
     """Keep a Buck2 export's member index, so the next closure query skips the scan."""
+    import numpy as np
+
     from slim.model.columns import KeyIndex
 
     arrays = KeyIndex.pack(index.labels)
@@ -521,3 +529,20 @@ def _save_index(key: str, family: str, index: dict[bytes, int]) -> None:
                 write_entry(key, KeyIndex.pack(index), b"", {"lines": len(index)}, family)
             except OSError as exc:
                 _note(f"could not write the graph cache ({exc.strerror or exc})")
+
+
+def checked_entry(key: str, names: Collection[str]) -> tuple[Path, dict[str, Any]] | None:
+    """(directory, manifest) of the entry for `key` when it holds `names` and they pass
+    their checks; None otherwise. Nothing is discarded here: the caller falls back to
+    `load`, which reports and rebuilds a damaged entry."""
+    entry = _graphs() / key
+    if not (entry / "manifest.json").exists():
+        return None
+    try:
+        manifest = _manifest(entry, names)
+    except DamagedEntryError:
+        return None
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(n in files for n in names):
+        return None
+    return entry, manifest

@@ -241,7 +241,8 @@ class TextColumn(Sequence[str]):
     def pack_encoded(parts: Sequence[bytes]) -> dict[str, NDArray[Any]]:
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) + 1 for p in parts], out=offsets[1:])
-        blob = np.frombuffer(SEP.encode().join(parts) + SEP.encode(), dtype=np.uint8)
+        joined = SEP.encode().join(parts) + SEP.encode() if parts else b""
+        blob = np.frombuffer(joined, dtype=np.uint8)
         return {"blob": blob, "offsets": offsets}
 
     def __len__(self) -> int:

@@ -304,3 +304,19 @@ def test_the_code_stamp_covers_readers_model_and_the_entry_layout() -> None:
         "infra/cache.py",
     ):
         assert want in names
+
+
+def test_a_graph_without_locations_is_served_from_its_entry(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from slim.model.graph import EdgeKind, GraphBuilder
+
+    b = GraphBuilder()
+    a, c = b.add_target("//a:a", "cc_binary"), b.add_target("//c:c", "cc_library")
+    b.add_edge(a, c, EdgeKind.DEPS)
+    save(b.build(), "no-locations")
+    got = load("no-locations")
+    assert got is not None
+    assert got.shortest_paths(a, c) == [[a, c]]
+    assert dict(got.locations) == {}
+    assert "discarded" not in capsys.readouterr().err
