@@ -851,6 +851,49 @@ class BuildGraph:
             frontier = ends
         return mask
 
+    def reach_masks(
+        self,
+        variants: Sequence[tuple[Sequence[int], NDArray[np.int64]]],
+        kinds: frozenset[EdgeKind] = BUILD_KINDS,
+    ) -> NDArray[np.uint64]:
+        """`reach_mask` of up to 64 (sources, cut keys) variants in one search: bit j of a
+        target's word says whether variant j reaches it. The variants share each edge
+        they follow, so pricing ten cuts of one root costs about one search, not ten."""
+        if len(variants) > 64:
+            raise ValueError(f"at most 64 variants, found {len(variants)}")
+        n = len(self.labels)
+        table = _kind_table(kinds)
+        bits = np.zeros(n, dtype=np.uint64)
+        keys, masks = [], []
+        for j, (sources, cut) in enumerate(variants):
+            bit = np.uint64(1 << j)
+            src = np.fromiter(sources, dtype=np.int64)
+            bits[src] |= bit
+            keys.append(np.asarray(cut, dtype=np.int64))
+            masks.append(np.full(len(cut), bit, dtype=np.uint64))
+        cut_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+        order = np.argsort(cut_keys, kind="stable")
+        cut_keys, cut_bits = cut_keys[order], np.concatenate(masks or [bits[:0]])[order]
+        frontier = unique_sorted(np.flatnonzero(bits).astype(np.int64))
+        while len(frontier):
+            eids, ends = self._step(frontier, table, False)
+            carry = bits[self.edge_src[eids]]
+            if len(cut_keys) and len(eids):
+                k = self.edge_src[eids].astype(np.int64) * n + ends
+                pos = np.minimum(np.searchsorted(cut_keys, k), len(cut_keys) - 1)
+                hit = np.flatnonzero(cut_keys[pos] == k)
+                for h in hit.tolist():  # a key may repeat (one per variant that cuts it)
+                    p, end = int(pos[h]), k[h]
+                    while p < len(cut_keys) and cut_keys[p] == end:
+                        carry[h] &= ~cut_bits[p]
+                        p += 1
+            gained = carry & ~bits[ends]
+            keep = gained != 0
+            ends, gained = ends[keep], gained[keep]
+            np.bitwise_or.at(bits, ends, gained)
+            frontier = unique_sorted(ends)
+        return bits
+
     def adjacency(
         self, kinds: frozenset[EdgeKind] = BUILD_KINDS
     ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:

@@ -98,6 +98,27 @@ class _Pricer:
             return Saving(compile_basis=MOVE_SAVES_NOTHING)
         return edge_saving(self.graph, root, self.cut([a]), self.model, self.reach, self.added([a]))
 
+    def prefetch(self, findings: Sequence[Finding]) -> None:
+        """Price in shared searches what `finding` and the proposals will ask for: each
+        removable edge alone, and each (root, target)'s edges together."""
+        requests: list[tuple[list[int], list[Edge]]] = []
+        groups: dict[tuple[int, str], list[EdgeAction]] = defaultdict(list)
+        for f in findings:
+            a = action_of(f)
+            r = self.graph.lookup(f.root or f.target)
+            if not (f.removable and r is not None and isinstance(a, Remove | Move | Replace)):
+                continue
+            if _ids(self.graph, a) is None:
+                continue
+            if not isinstance(a, Move | Replace):
+                requests.append(([r], self.cut([a])))
+            if f.root:
+                groups[(r, f.target)].append(a)
+        for (r, _), acts in groups.items():
+            if not any(isinstance(a, Replace) for a in acts):
+                requests.append(([r], self.cut(acts)))
+        self.reach.prefetch(requests)
+
     def roots(self, by_root: dict[int, list[EdgeAction]]) -> tuple[dict[int, Saving], Saving]:
         cuts = {r: self.cut(acts) for r, acts in by_root.items()}
         adds = {r: self.added(acts) for r, acts in by_root.items()}
@@ -144,6 +165,7 @@ def plan_report(
     """Fixes and savings for every finding, proposals per (root, target), totals."""
     model = build_costs(graph, facts)
     pricer = _Pricer(graph, model)
+    pricer.prefetch(findings)
     out: list[Finding] = []
     groups: dict[tuple[str, str], list[tuple[Finding, tuple[Fix, ...]]]] = defaultdict(list)
     for f in findings:

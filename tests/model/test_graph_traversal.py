@@ -53,3 +53,27 @@ def test_traversals_match_networkx(es, a, c, kinds) -> None:  # type: ignore[no-
     pruned = ref.copy()
     pruned.remove_edges_from(cut)
     assert set(g.closure_without(a, cut, kinds).tolist()) == nx.descendants(pruned, a) | {a}
+
+
+cuts = st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14)), max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edges,
+    st.lists(st.tuples(st.lists(st.integers(0, 14), min_size=1, max_size=3), cuts), max_size=8),
+    st.sampled_from([BUILD_KINDS, CODE_KINDS]),
+)
+def test_reach_masks_is_reach_mask_per_variant(es, variants, kinds) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    g = _build(es)
+    n = len(g)
+    keyed = [
+        (srcs, np.array(sorted({a * n + b for a, b in cut}), dtype=np.int64))
+        for srcs, cut in variants
+    ]
+    bits = g.reach_masks(keyed, kinds)
+    for j, (srcs, keys) in enumerate(keyed):
+        want = g.reach_mask(srcs, kinds, cut=keys)
+        assert (((bits >> np.uint64(j)) & np.uint64(1)) == 1).tolist() == want.tolist()

@@ -173,3 +173,41 @@ def test_removed_matches_two_full_traversals(case: tuple[int, list, list, list])
     after = set().union(*(set(g.closure_without(r, cut).tolist()) for r in rs)) if cut else before
     assert reach.removed(rs, cut).tolist() == sorted(before - after)
     assert reach.closure(rs).tolist() == sorted(before)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.integers(min_value=2, max_value=25).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60),
+            st.lists(
+                st.tuples(
+                    st.lists(st.integers(0, n - 1), min_size=1, max_size=2),
+                    st.lists(st.integers(0, 59), max_size=3),
+                ),
+                max_size=70,  # past one batch of 64 variants
+            ),
+        )
+    )
+)
+def test_prefetched_deltas_are_the_deltas(case: tuple[int, list, list]) -> None:
+    """Deltas computed together in shared searches equal each computed alone."""
+    n, edges, requests = case
+    g = graph(
+        [(f"//p:t{i}", "cc_library", ()) for i in range(n)],
+        [(f"//p:t{a}", f"//p:t{b}") for a, b in edges],
+    )
+    ids = g.ids
+    real = sorted({(ids[f"//p:t{a}"], ids[f"//p:t{b}"]) for a, b in edges if a != b})
+    asked = [
+        ([ids[f"//p:t{r}"] for r in roots], [real[k % len(real)] for k in picks] if real else [])
+        for roots, picks in requests
+    ]
+    together = Reach(g)
+    together.prefetch(asked)
+    for roots, cut in asked:
+        alone = Reach(g).delta(roots, cut)
+        got = together.delta(roots, cut)
+        assert [x.tolist() for x in got] == [x.tolist() for x in alone]
+        assert together.closure(roots).tolist() == Reach(g).closure(roots).tolist()
