@@ -173,7 +173,10 @@ class Session:
         view = open_view(cache_key(self.graph_paths, self.graph_format))
         if view is None:
             return None
-        ids = [view.lookup(lab) for lab in labels]
+        try:
+            ids = [view.lookup(lab) for lab in labels]
+        except (IndexError, ValueError):  # a damaged index: `root_ids` reports and rebuilds
+            return None
         if any(i is None for i in ids):
             return None
         return view, [i for i in ids if i is not None]

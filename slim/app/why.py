@@ -50,8 +50,8 @@ def why(session: Session, source: str, dest: str, *, limit: int, all_kinds: bool
             paths = view.shortest_paths(a, b, kinds, limit=limit)
             if paths is not None:
                 return WhyAnswer(why_lines(view, paths, kinds), view.labels[a], view.labels[b])
-        except IndexError:
-            pass  # ids outside the entry's columns: the numpy route checks and rebuilds it
+        except (IndexError, ValueError):
+            pass  # values outside the entry's columns: the numpy route checks and rebuilds it
     a, b = session.root_ids([source, dest])
     g = session.graph
     paths = g.shortest_paths(a, b, kinds, limit=limit)

@@ -49,6 +49,7 @@ _HEADER = re.compile(
     r"\{'descr': '([^']+)', 'fortran_order': False, 'shape': \((\d*),?\), \}\s*\n?$"
 )
 _IntFormat = Literal["b", "B", "h", "i", "I", "q", "Q"]
+_KINDS = frozenset(int(k) for k in EdgeKind)
 #: Edges a pure-Python search may follow before it hands over to the numpy route.
 EDGE_BUDGET = 400_000
 
@@ -193,6 +194,8 @@ class GraphView:
                 for k in range(lo, hi):
                     d = dst[k]
                     if kind[k] not in allowed:
+                        if kind[k] not in _KINDS:
+                            raise ValueError(f"edge kind {kind[k]}")
                         continue
                     seen = level.get(d)
                     if seen is None:
