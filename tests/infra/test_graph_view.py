@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 from slim.infra import graph_view
 from slim.infra.cache import cache_key, load, save
 from slim.infra.graph_view import GraphView, open_view
+from slim.ingest import find_format
 from slim.model.graph import ALL_KINDS, BUILD_KINDS, BuildGraph, EdgeKind, GraphBuilder, Location
+from tests.fuzz._samples import SAMPLES
+from tests.fuzz._samples import load as load_sample
 
 CQUERY = Path(__file__).parents[1] / "data" / "bazel" / "cquery.jsonproto.json"
 N = 12
@@ -198,3 +201,24 @@ def test_values_the_sampled_checks_miss_make_the_view_hand_over(name: str) -> No
     except _FellBackError:
         return
     assert got == want
+
+
+GRAPH_FORMATS = sorted(f for f, s in SAMPLES.items() if find_format(f).evidence == "graph")
+
+
+@pytest.mark.parametrize("fmt", GRAPH_FORMATS)
+def test_view_answers_as_the_graph_on_every_real_sample(fmt: str, tmp_path: Path) -> None:
+    """Bazel, Buck2, CMake, ninja and DOT graphs of the real tools, every pair of targets."""
+    g = load_sample(fmt, SAMPLES[fmt].make(tmp_path))
+    assert isinstance(g, BuildGraph)
+    view = _view(g, f"real-{fmt}")
+    n = len(g)
+    assert n > 1
+    for i in range(n):
+        assert view.lookup(g.labels[i]) == i
+    for a in range(n):
+        for c in range(n):
+            assert view.edge_kinds(a, c) == g.edge_kinds(a, c)
+            assert view.edge_location(a, c) == g.edge_location(a, c)
+            for kinds in (BUILD_KINDS, ALL_KINDS):
+                assert view.shortest_paths(a, c, kinds, 5) == g.shortest_paths(a, c, kinds, 5)
