@@ -2,11 +2,14 @@
 
 Writes a layered DAG (binaries on top, libraries in layers below, a bottom layer of
 fan-in hubs every layer links against) as Bazel `query --output=streamed_jsonproto`
-(one Target per line, shape of formats.md §1.6) or Buck2 query JSON with attributes
-(formats.md §2.2). Output is streamed and byte-identical for a given seed and size.
+(one Target per line, shape of formats.md §1.6), Buck2 query JSON with attributes
+(formats.md §2.2) or a CMake file API reply directory (codemodel 2.11, as CMake 4.4
+writes it: an index, the codemodel, one target object per target). Output is streamed and
+byte-identical for a given seed and size.
 
     python sample_graphs/generate_large.py --targets 1000000 --out graph.ndjson
     python sample_graphs/generate_large.py --format buck2 --targets 100000 --out graph.json
+    python sample_graphs/generate_large.py --format cmake --targets 100000 --out reply/
 
 Importable (`generate(...)`); slim itself never imports this module.
 """
@@ -22,7 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
-FORMATS = ("bazel", "buck2")
+FORMATS = ("bazel", "buck2", "cmake")
 CHUNK = 8192
 
 
@@ -285,6 +288,101 @@ def _buck2_lines(
         yield "".join(parts), hi - lo, int(src.size)
 
 
+def _cmake_target(i: int, label: str, deps: list[str], executable: bool) -> str:
+    """The target object of one CMake target: an `add_*` line and a `target_link_libraries`
+    line of its directory's CMakeLists.txt, one C++ source, its link libraries."""
+    colon = label.index(":")
+    d, name = label[2:colon], label[colon + 1 :]
+    line = (i & 63) * 7 + 1
+    ids = [f'{{"backtrace":2,"id":"{x[x.index(":") + 1 :]}::@{_dir_hash(x)}"}}' for x in deps]
+    dep_json = ",".join(ids)
+    if executable:
+        libs = ",".join(
+            f'{{"backtrace":2,"fragment":"{x[2 : x.index(":")]}/lib{x[x.index(":") + 1 :]}.a",'
+            '"role":"libraries"}'
+            for x in deps
+        )
+        kind, disk = "EXECUTABLE", name
+        link = f',"link":{{"commandFragments":[{libs}],"language":"CXX"}}'
+        command = "add_executable"
+    else:
+        kind, disk, link, command = "STATIC_LIBRARY", f"lib{name}.a", "", "add_library"
+    return (
+        f'{{"archive":{{}},"artifacts":[{{"path":"{d}/{disk}"}}],"backtrace":1,'
+        f'"backtraceGraph":{{"commands":["{command}","target_link_libraries"],'
+        f'"files":["{d}/CMakeLists.txt"],"nodes":[{{"file":0}},'
+        f'{{"command":0,"file":0,"line":{line},"parent":0}},'
+        f'{{"command":1,"file":0,"line":{line + 1},"parent":0}}]}},'
+        f'"codemodelVersion":{{"major":2,"minor":11}},'
+        f'"compileGroups":[{{"compileCommandFragments":[{{"fragment":"-g"}}],'
+        f'"language":"CXX","sourceIndexes":[0]}}],'
+        f'"dependencies":[{dep_json}],"id":"{name}::@{_dir_hash(label)}"{link},'
+        f'"linkLibraries":[{dep_json}],"name":"{name}","nameOnDisk":"{disk}",'
+        f'"paths":{{"build":"{d}","source":"{d}"}},'
+        f'"sources":[{{"backtrace":1,"compileGroupIndex":0,"path":"{d}/{name}.cc",'
+        f'"sourceGroupIndex":0}}],"type":"{kind}"}}\n'
+    )
+
+
+def _dir_hash(label: str) -> str:
+    """The directory part of a CMake target id (CMake writes a hash of the directory)."""
+    import hashlib
+
+    return hashlib.sha1(label[2 : label.index(":")].encode()).hexdigest()[:20]
+
+
+def write_cmake(
+    reply: Path, *, targets: int, avg_deps: float = 16.0, seed: int = 0, chunk: int = CHUNK
+) -> Stats:
+    """A CMake file API reply directory at `reply` (made here): the index, the codemodel
+    and one target object per target, with the same graph as the other formats."""
+    shape = make_shape(targets)
+    labels = _labels(shape)
+    rng = np.random.default_rng(seed)
+    _kinds(shape, rng)  # the same draws as the other formats, so the same edges
+    reply.mkdir(parents=True)
+    dirs: dict[str, int] = {".": 0}
+    refs: list[str] = []
+    edges = size = 0
+    for lo in range(0, shape.targets, chunk):
+        hi = min(shape.targets, lo + chunk)
+        src, dst = _draw_deps(rng, shape, lo, hi, avg_deps)
+        bounds = np.searchsorted(src, np.arange(lo, hi + 1))
+        dst_l = dst.tolist()
+        for i in range(lo, hi):
+            label = labels[i]
+            deps = [labels[x] for x in dst_l[bounds[i - lo] : bounds[i - lo + 1]]]
+            text = _cmake_target(i, label, deps, i < shape.bins)
+            colon = label.index(":")
+            name = label[colon + 1 :]
+            json_file = f"target-{name}-Debug-{i:020x}.json"
+            (reply / json_file).write_text(text, encoding="ascii")
+            d = dirs.setdefault(label[2:colon], len(dirs))
+            refs.append(
+                f'{{"directoryIndex":{d},"id":"{name}::@{_dir_hash(label)}",'
+                f'"jsonFile":"{json_file}","name":"{name}","projectIndex":0}}'
+            )
+            size += len(text)
+        edges += int(src.size)
+    directories = ",".join(f'{{"build":"{d}","source":"{d}"}}' for d in dirs)
+    codemodel = (
+        '{"configurations":[{"directories":[' + directories + '],"name":"Debug",'
+        '"projects":[{"name":"big"}],"targets":[' + ",".join(refs) + "]}],"
+        '"kind":"codemodel","paths":{"build":"/work/build","source":"/work/src"},'
+        '"version":{"major":2,"minor":11}}\n'
+    )
+    (reply / "codemodel-v2-0000000000000000big.json").write_text(codemodel, encoding="ascii")
+    index = (
+        '{"cmake":{"generator":{"multiConfig":false,"name":"Ninja"},'
+        '"version":{"major":4,"minor":4,"patch":5,"string":"4.4.5"}},'
+        '"objects":[{"jsonFile":"codemodel-v2-0000000000000000big.json","kind":"codemodel",'
+        '"version":{"major":2,"minor":11}}],"reply":{}}\n'
+    )
+    (reply / "index-2026-12-01T00-00-00-0000.json").write_text(index, encoding="ascii")
+    size += len(codemodel) + len(index)
+    return Stats(targets, edges, shape.bins, targets, size, seed, "cmake")
+
+
 def write(
     out: TextIO,
     *,
@@ -301,6 +399,8 @@ def write(
     """
     if fmt not in FORMATS:
         raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, found {fmt!r}")
+    if fmt == "cmake":
+        raise ValueError("--format cmake writes a reply directory: give --out DIR")
     shape = make_shape(targets)
     labels = _labels(shape)
     gen = _bazel_lines if fmt == "bazel" else _buck2_lines
@@ -320,6 +420,18 @@ def generate(
     """Write the graph to `path` (atomically: a temporary file renamed at the end)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
+    if fmt == "cmake":
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            stats = write_cmake(tmp, targets=targets, avg_deps=avg_deps, seed=seed)
+            shutil.rmtree(path, ignore_errors=True)
+            tmp.replace(path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return stats
     try:
         with tmp.open("w", encoding="ascii", newline="\n", buffering=1 << 20) as f:
             stats = write(f, targets=targets, avg_deps=avg_deps, seed=seed, fmt=fmt)

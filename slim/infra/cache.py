@@ -7,7 +7,8 @@ it touches. No pickle: a cache entry is data, never code.
 
 The key is slim's version and code stamp, the format asked for, and each input's content
 stamp: resolved path, size, mtime and a BLAKE2 hash of sampled blocks (the whole file
-below 1 MiB), so a same-size edit with a restored mtime is still seen. An entry is checked
+below 1 MiB), so a same-size edit with a restored mtime is still seen (in a CMake reply,
+of the index and codemodel: its other files are named by their content's hash). An entry is checked
 before use (the manifest's checksum, each file's size and sampled checksum, array shapes
 and the CSR invariants); a damaged one is discarded with a one-line note on stderr and
 rebuilt. Writers hold a per-key lock, so concurrent cold queries parse once; temporary
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from slim.model.columns import KeyIndex
     from slim.model.graph import BuildGraph
 
-_FORMAT_VERSION = "4"
+_FORMAT_VERSION = "5"
 SAMPLE_BLOCK = 64 << 10
 SAMPLES = 16
 WHOLE_BELOW = 1 << 20
@@ -99,24 +100,41 @@ def sample_hash(path: Path, size: int, block: int = SAMPLE_BLOCK) -> str:
 
 
 def input_stamp(path: Path) -> str:
-    """What identifies an input's content: path, size, mtime and sampled hash (of every
-    file of a CMake reply directory; any other directory is stamped by its path only: its
-    read fails, and walking it could take minutes)."""
+    """What identifies an input's content: path, size, mtime and sampled hash (for a CMake
+    reply directory, see `_reply_stamp`; any other directory is stamped by its path only:
+    its read fails, and walking it could take minutes)."""
     rp = path.resolve()
-    files = [rp]
     if rp.is_dir():
         from slim.ingest.graph.cmake_fileapi import reply_dir
 
         reply = reply_dir(rp)
-        files = sorted(p for p in reply.rglob("*") if p.is_file()) if reply else []
+        return _reply_stamp(rp, reply) if reply else str(rp)
+    try:
+        st = rp.stat()
+        return f"{rp}\n|{st.st_size}|{st.st_mtime_ns}|{sample_hash(rp, st.st_size)}"
+    except FileNotFoundError:
+        return f"{rp}\n|gone"
+
+
+def _reply_stamp(rp: Path, reply: Path) -> str:
+    """A CMake reply directory: every file's name, size and mtime, and the sampled hash of
+    the index and codemodel files. CMake names every other reply file by a hash of its
+    content, so a changed target is a new name; one stat per file keeps a warm query on a
+    reply of a hundred thousand targets well under a second."""
     parts = [str(rp)]
-    for f in files:
-        rel = f.relative_to(rp).as_posix() if f != rp else ""
+    with os.scandir(reply) as it:
+        entries = sorted((e for e in it if e.is_file()), key=lambda e: e.name)
+    for e in entries:
+        rel = os.path.relpath(e.path, rp).replace(os.sep, "/")
         try:
-            st = f.stat()
-            parts.append(f"{rel}|{st.st_size}|{st.st_mtime_ns}|{sample_hash(f, st.st_size)}")
+            st = e.stat()
         except FileNotFoundError:
             parts.append(f"{rel}|gone")
+            continue
+        stamp = f"{rel}|{st.st_size}|{st.st_mtime_ns}"
+        if e.name.startswith(("index-", "codemodel-")):
+            stamp += f"|{sample_hash(Path(e.path), st.st_size)}"
+        parts.append(stamp)
     return "\n".join(parts)
 
 

@@ -320,3 +320,24 @@ def test_a_graph_without_locations_is_served_from_its_entry(
     assert got.shortest_paths(a, c) == [[a, c]]
     assert dict(got.locations) == {}
     assert "discarded" not in capsys.readouterr().err
+
+
+def test_a_cmake_reply_is_stamped_by_its_files(tmp_path: Path) -> None:
+    """A reply's key follows its files (names, sizes, mtimes; the index and codemodel by
+    content too), without reading every target file."""
+    reply = tmp_path / "reply"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "cmake" / "cmake-4.4.5" / "reply", reply)
+    first = cache_key([reply], None)
+    assert cache_key([reply], None) == first
+    target = next(reply.glob("target-app-*.json"))
+    target.write_text(target.read_text().replace('"app"', '"app2"', 1))
+    edited = cache_key([reply], None)
+    assert edited != first
+    codemodel = next(reply.glob("codemodel-v2-*.json"))
+    st = codemodel.stat()
+    text = codemodel.read_text()
+    codemodel.write_text(text.replace('"Debug"', '"Dbg_x"', 1))  # same size
+    os.utime(codemodel, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert cache_key([reply], None) != edited
+    (reply / "target-extra-Debug-0000.json").write_text("{}")
+    assert cache_key([reply], None) not in (first, edited)

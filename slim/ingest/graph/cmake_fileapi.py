@@ -275,15 +275,19 @@ def _decode(path: Path, data: bytes, typ: type[_S], what: str) -> _S:
 
 
 def _referenced(directory: Path, referrer: Path, data: bytes, json_file: str) -> Path:
-    """The file a `jsonFile` names; a missing or escaping one is an InputError at its line."""
-    pos = data.find(b'"' + json_file.encode() + b'"')
-    line = data.count(b"\n", 0, pos) + 1 if pos >= 0 else None
+    """The file a `jsonFile` names; a missing or escaping one is an InputError at its line
+    (found only then: a search per reference would make a large reply quadratic)."""
+
+    def line() -> int | None:
+        pos = data.find(b'"' + json_file.encode() + b'"')
+        return data.count(b"\n", 0, pos) + 1 if pos >= 0 else None
+
     if not json_file or "/" in json_file or "\\" in json_file or json_file.startswith("."):
         raise InputError(
             str(referrer),
             "a jsonFile naming a file in the reply directory",
             describe_found(json_file),
-            line=line,
+            line=line(),
         )
     target = directory / json_file
     if not target.is_file():
@@ -291,7 +295,7 @@ def _referenced(directory: Path, referrer: Path, data: bytes, json_file: str) ->
             str(referrer),
             f"{json_file} (referenced by jsonFile) in the reply directory",
             "no such file (a stale or partial reply: re-run cmake)",
-            line=line,
+            line=line(),
         )
     return target
 
