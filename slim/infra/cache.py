@@ -1,9 +1,9 @@
 """Parsed-graph cache: a later query memory-maps arrays instead of parsing the export.
 
 An entry is a directory of `.npy` arrays (forward and reverse CSR, a label blob with
-offsets and a hash index, kind codes, packed locations, srcs, tags and attributes) plus a
-small msgpack blob and a manifest; a query maps the arrays and decodes only the targets
-it touches. No pickle: a cache entry is data, never code.
+offsets and a hash index, kind codes, packed locations of targets and of edges, srcs,
+tags and attributes) plus a small msgpack blob and a manifest; a query maps the arrays
+and decodes only the targets it touches. No pickle: a cache entry is data, never code.
 
 The key is slim's version and code stamp, the format asked for, and each input's content
 stamp: resolved path, size, mtime and a BLAKE2 hash of sampled blocks (the whole file
@@ -105,7 +105,7 @@ def input_stamp(path: Path) -> str:
     its read fails, and walking it could take minutes)."""
     rp = path.resolve()
     if rp.is_dir():
-        from slim.ingest.graph.cmake_fileapi import reply_dir
+        from slim.ingest.graph.cmake_reply import reply_dir
 
         reply = reply_dir(rp)
         return _reply_stamp(rp, reply) if reply else str(rp)
@@ -122,10 +122,11 @@ def _reply_stamp(rp: Path, reply: Path) -> str:
     content, so a changed target is a new name; one stat per file keeps a warm query on a
     reply of a hundred thousand targets well under a second."""
     parts = [str(rp)]
+    prefix = reply.relative_to(rp).as_posix() + "/" if reply != rp else ""
     with os.scandir(reply) as it:
         entries = sorted((e for e in it if e.is_file()), key=lambda e: e.name)
     for e in entries:
-        rel = os.path.relpath(e.path, rp).replace(os.sep, "/")
+        rel = prefix + e.name
         try:
             st = e.stat()
         except FileNotFoundError:

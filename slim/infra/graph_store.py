@@ -13,13 +13,14 @@ import numpy as np
 from slim.model.columns import (
     SEP,
     CodeColumn,
+    EdgeLocationColumn,
     LabelColumn,
     LocationColumn,
     MsgpackColumn,
     StringsColumn,
     TextColumn,
 )
-from slim.model.graph import BuildGraph, Location
+from slim.model.graph import BuildGraph
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
 
 class BadShapeError(ValueError):
     """The arrays of an entry do not fit together."""
-
-
-def _loc(loc: Location) -> list[object]:
-    return [loc.path, loc.line, loc.offset]
 
 
 def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
@@ -60,11 +57,12 @@ def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
     arrays.update({f"tags_{k}": v for k, v in StringsColumn.pack(graph.tags).items()})  # type: ignore[misc]
     attrs = {k: v for k, v in graph.attrs.items() if v}
     arrays.update({f"attrs_{k}": v for k, v in MsgpackColumn.pack(attrs).items()})
+    elocs = EdgeLocationColumn.pack(graph.edge_locations, len(graph.labels))
+    arrays.update({f"eloc_{k}": v for k, v in elocs.items()})
     arrays = {k: _narrow(v) for k, v in arrays.items()}
     meta = {
         "kind_table": kind_table,
         "configurations": {str(k): list(v) for k, v in graph.configurations.items()},
-        "edge_locations": [[a, b, *_loc(loc)] for (a, b), loc in graph.edge_locations.items()],
         "artifacts": graph.artifacts,
         "formats": list(graph.formats),
         "notes": list(graph.notes),
@@ -112,6 +110,11 @@ def _check(a: dict[str, NDArray[Any]], n: int, e: int, table: list[str]) -> None
     _need(m == 0 or int(a["loc_ids"][-1]) < n, "location ids out of range")
     paths = len(a["locpath_offsets"]) - 1
     _check_ptr(a["locpath_offsets"], paths, len(a["locpath_blob"]), "location path offsets")
+    m = len(a["eloc_keys"])
+    for name in ("eloc_path_idx", "eloc_lines", "eloc_offsets"):
+        _need(a[name].shape == (m,), f"{name} does not match eloc_keys")
+    paths = len(a["eloc_path_offsets"]) - 1
+    _check_ptr(a["eloc_path_offsets"], paths, len(a["eloc_path_blob"]), "edge location paths")
 
 
 def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGraph:
@@ -143,7 +146,14 @@ def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGrap
         edge_src=a["src"],
         edge_dst=a["dst"],
         edge_kind=a["kind"],
-        edge_locations={(x[0], x[1]): Location(*x[2:]) for x in meta["edge_locations"]},
+        edge_locations=EdgeLocationColumn(
+            n,
+            a["eloc_keys"],
+            a["eloc_path_idx"],
+            a["eloc_lines"],
+            a["eloc_offsets"],
+            TextColumn(a["eloc_path_blob"], a["eloc_path_offsets"]),
+        ),
         artifacts=dict(meta["artifacts"]),
         formats=tuple(meta["formats"]),
         notes=tuple(meta["notes"]),

@@ -16,7 +16,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from slim.model.edges import EdgeKind, Location
 from slim.model.labels import normalize_label
@@ -34,6 +34,12 @@ _ARRAYS = (
     "loc_lines",
     "locpath_blob",
     "locpath_offsets",
+    "eloc_keys",
+    "eloc_path_idx",
+    "eloc_lines",
+    "eloc_offsets",
+    "eloc_path_blob",
+    "eloc_path_offsets",
 )
 #: npy dtype -> memoryview format, little-endian only (a view of another byte order is None).
 _FORMATS = {
@@ -120,7 +126,7 @@ def _spans(offsets: memoryview, total: int) -> bool:
 class GraphView:
     """The part of a cached `BuildGraph` that `slim why` reads."""
 
-    def __init__(self, a: dict[str, memoryview], meta: dict[str, Any], n: int, e: int) -> None:
+    def __init__(self, a: dict[str, memoryview], n: int, e: int) -> None:
         self.labels = _Labels(
             a["label_blob"], a["label_offsets"], a["label_hashes"], a["label_order"]
         )
@@ -131,9 +137,9 @@ class GraphView:
             a["loc_lines"],
         )
         self._paths = _Texts(a["locpath_blob"], a["locpath_offsets"])
-        self._edge_locations = {
-            (int(x[0]), int(x[1])): Location(*x[2:]) for x in meta.get("edge_locations", [])
-        }
+        self._n = n
+        self._eloc = (a["eloc_keys"], a["eloc_path_idx"], a["eloc_lines"], a["eloc_offsets"])
+        self._eloc_paths = _Texts(a["eloc_path_blob"], a["eloc_path_offsets"])
         self._check(n, e)
 
     def _check(self, n: int, e: int) -> None:
@@ -148,6 +154,8 @@ class GraphView:
             and len(self._loc_ids) == len(self._loc_path) == len(self._loc_lines)
             and (not len(self._loc_ids) or self._loc_ids[-1] < n)
             and _spans(self._paths._off, len(self._paths._blob))
+            and len({len(col) for col in self._eloc}) == 1
+            and _spans(self._eloc_paths._off, len(self._eloc_paths._blob))
         )
         if not ok:
             raise _RefusedError("shapes")
@@ -166,9 +174,14 @@ class GraphView:
 
     def edge_location(self, target: int, dep: int) -> Location | None:
         """Where the edge is declared: its own line when known, else the target's rule."""
-        loc = self._edge_locations.get((target, dep))
-        if loc is not None:
-            return loc
+        keys, paths, lines, offsets = self._eloc
+        key = target * self._n + dep
+        pos = bisect_left(keys, key)
+        if pos < len(keys) and keys[pos] == key:
+            line, off = lines[pos], offsets[pos]
+            return Location(
+                self._eloc_paths[paths[pos]], None if line < 0 else line, None if off < 0 else off
+            )
         pos = bisect_left(self._loc_ids, target)
         if pos == len(self._loc_ids) or self._loc_ids[pos] != target:
             return None
@@ -239,17 +252,13 @@ def open_view(key: str) -> GraphView | None:
         return None
     from slim.infra.cache import checked_entry
 
-    names = [f"{a}.npy" for a in _ARRAYS] + ["meta.msgpack"]
+    names = [f"{a}.npy" for a in _ARRAYS]
     got = checked_entry(key, names)
     if got is None:
         return None
     entry, manifest = got
-    import msgspec
-
-    unreadable = (OSError, ValueError, KeyError, TypeError, IndexError, msgspec.DecodeError)
     try:
-        meta = msgspec.msgpack.decode((entry / "meta.msgpack").read_bytes())
         arrays = {a: _array(entry / f"{a}.npy") for a in _ARRAYS}
-        return GraphView(arrays, meta, int(manifest["nodes"]), int(manifest["edges"]))
-    except (*unreadable, _RefusedError):
+        return GraphView(arrays, int(manifest["nodes"]), int(manifest["edges"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, _RefusedError):
         return None

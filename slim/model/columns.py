@@ -220,6 +220,68 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         return len(self._ids)
 
 
+class EdgeLocationColumn(Mapping[tuple[int, int], Location]):
+    """(target, dep) -> where the edge is declared, from sorted `target * n + dep` keys,
+    a path-table index, a line and a byte offset per key (-1: none). An export that
+    locates every edge (CMake's backtraces) stays out of the metadata a query decodes."""
+
+    def __init__(
+        self,
+        n: int,
+        keys: NDArray[np.int64],
+        path_idx: NDArray[np.int64],
+        lines: NDArray[np.int64],
+        offsets: NDArray[np.int64],
+        paths: Sequence[str],
+    ) -> None:
+        self._n, self._keys, self._path_idx = n, keys, path_idx
+        self._lines, self._offsets, self._paths = lines, offsets, paths
+
+    @staticmethod
+    def pack(locs: Mapping[tuple[int, int], Location], n: int) -> dict[str, NDArray[Any]]:
+        pairs = list(locs.items())
+        keys = np.fromiter((a * n + b for (a, b), _ in pairs), np.int64, len(pairs))
+        order = np.argsort(keys, kind="stable")
+        values = [pairs[k][1] for k in order.tolist()]
+        table = {p: i for i, p in enumerate(dict.fromkeys(v.path for v in values))}
+        none = -1
+        return {
+            "keys": keys[order],
+            "path_idx": np.fromiter((table[v.path] for v in values), np.int64, len(values)),
+            "lines": np.fromiter(
+                (none if v.line is None else v.line for v in values), np.int64, len(values)
+            ),
+            "offsets": np.fromiter(
+                (none if v.offset is None else v.offset for v in values), np.int64, len(values)
+            ),
+            **{f"path_{k}": v for k, v in TextColumn.pack(list(table)).items()},
+        }
+
+    def _value(self, pos: int) -> Location:
+        line, off = int(self._lines[pos]), int(self._offsets[pos])
+        return Location(
+            self._paths[int(self._path_idx[pos])],
+            None if line < 0 else line,
+            None if off < 0 else off,
+        )
+
+    def __getitem__(self, key: tuple[int, int]) -> Location:
+        pos = position(self._keys, key[0] * self._n + key[1]) if len(self._keys) else -1
+        if pos < 0:
+            raise KeyError(key)
+        return self._value(pos)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return ((k // self._n, k % self._n) for k in self._keys.tolist())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def items(self) -> Iterator[tuple[tuple[int, int], Location]]:  # type: ignore[override]
+        for pos, k in enumerate(self._keys.tolist()):
+            yield (k // self._n, k % self._n), self._value(pos)
+
+
 def label_hash(label: str) -> int:
     """The 32-bit hash a label column is indexed by (stable across processes)."""
     return zlib.crc32(label.encode())

@@ -612,7 +612,7 @@ class BuildGraph:
         edge_src: NDArray[np.int32],
         edge_dst: NDArray[np.int32],
         edge_kind: NDArray[np.int8],
-        edge_locations: dict[tuple[int, int], Location],
+        edge_locations: Mapping[tuple[int, int], Location],
         artifacts: dict[str, int],
         formats: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),

@@ -48,6 +48,7 @@ import msgspec
 from slim.errors import InputError, describe_found
 from slim.ingest._io import read_limited
 from slim.ingest._jsonpath import line_of
+from slim.ingest.graph.cmake_reply import INDEX, reply_dir
 from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location
 
 MAX_JSON_BYTES = 1024**3
@@ -77,7 +78,6 @@ COMPILED_TYPES = frozenset(
 )
 _LINK_KINDS = frozenset({EdgeKind.DEPS, EdgeKind.EXPORTS, EdgeKind.UNTYPED})
 _BYTE = re.compile(r"\(byte (\d+)\)")
-_INDEX = re.compile(r"index-.*\.json")
 
 
 def cmake_label(directory: str, name: str) -> str:
@@ -234,22 +234,10 @@ def _declared_here(t: Target, r: DepRef, linked: dict[str, set[Location | None]]
 
 
 # -- locating and reading the reply -----------------------------------------------------
-def reply_dir(path: Path) -> Path | None:
-    """The reply directory `path` names (itself, its `.cmake/api/v1/reply`, an index's dir)."""
-    if path.is_file():
-        return path.parent if _INDEX.fullmatch(path.name) else None
-    if not path.is_dir():
-        return None
-    for d in (path, path / ".cmake" / "api" / "v1" / "reply"):
-        if d.is_dir() and any(_INDEX.fullmatch(p.name) for p in d.iterdir()):
-            return d
-    return None
-
-
 def sniff(head: bytes, path: Path) -> bool:
     if path.is_dir():
         return reply_dir(path) is not None
-    return bool(_INDEX.fullmatch(path.name)) and b'"objects"' in head and b'"cmake"' in head
+    return bool(INDEX.fullmatch(path.name)) and b'"objects"' in head and b'"cmake"' in head
 
 
 def _read(path: Path) -> bytes:
@@ -347,7 +335,7 @@ def load(path: Path, builder: GraphBuilder) -> None:
         raise InputError(
             str(path), "a CMake file API reply directory (with index-*.json)", "none found"
         )
-    indexes = sorted(p for p in directory.iterdir() if _INDEX.fullmatch(p.name))
+    indexes = sorted(p for p in directory.iterdir() if INDEX.fullmatch(p.name))
     index_path = indexes[-1]
     index_data = _read(index_path)
     index = _decode(index_path, index_data, Index, "a file API index object")
