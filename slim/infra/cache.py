@@ -221,8 +221,9 @@ def write_entry(
 
 
 def _standing(entry: Path, family: str, code: str, source: str) -> str:
-    """ "stale" (another slim's, damaged, or of `family` but not of `source`), "sibling"
-    (of `family` and of the same `source`: one of the entries `keep` bounds) or "other"."""
+    """What `entry` is to a new entry: stale (another slim's, damaged, or of `family` but
+    not of `source`), a sibling (of `family` and of the same `source`: one of those
+    `keep` bounds) or other."""
     try:
         outer = json.loads((entry / "manifest.json").read_text())
         manifest = json.loads(outer["body"])

@@ -230,3 +230,31 @@ def test_no_cache_writes_no_closure(buck2: Path) -> None:
     fmt = buck2_scan.FORMAT
     assert cache.load_closure_graph(buck2, fmt, ["root//app/bin0:bin0"], use_cache=False)
     assert not _graphs().exists() or not _closures()
+
+
+def test_a_closure_is_written_under_its_key_s_lock(buck2: Path) -> None:
+    """While another writer holds the closure key's lock, the entry is not written; it is
+    once the lock is released."""
+    import fcntl
+    import threading
+
+    fmt = buck2_scan.FORMAT
+    root = ["root//app/bin0:bin0"]
+    key = cache.closure_key(cache.cache_key([buck2], fmt), root)
+    _graphs().mkdir(parents=True, exist_ok=True)
+    held = os.open(_graphs() / f"{key}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    got: list[object] = []
+    query = threading.Thread(
+        target=lambda: got.append(cache.load_closure_graph(buck2, fmt, root, use_cache=True))
+    )
+    try:
+        query.start()
+        query.join(1.0)
+        assert query.is_alive()  # waiting on the lock, the closure already read
+        assert not (_graphs() / key).exists()
+    finally:
+        os.close(held)
+    query.join()
+    assert got[0] is not None
+    assert (_graphs() / key).is_dir()
