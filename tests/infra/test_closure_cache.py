@@ -88,6 +88,28 @@ def test_kept_closure_of_a_golden_buck2_export_reports_byte_identically(
         assert cold[root] == _report(path, root, use_cache=False), root
 
 
+@pytest.mark.parametrize("name", ["multi_query_universe.json", "cquery_labels.json"])
+def test_a_declined_closure_keeps_no_closure_entry(name: str, tmp_path: Path) -> None:
+    """The member route declines these exports (label arrays, several queries): the
+    whole graph is parsed and cached, and answers the next query the same."""
+    from slim.ingest import load_graph
+
+    path = tmp_path / name
+    shutil.copy(BUCK2 / name, path)
+    root = load_graph([path]).labels[0]
+
+    def report() -> str:
+        s = Session(Request(graphs=(path,), use_cache=True), config=Config())
+        rep = s.report(s.select_roots([root]))
+        assert not s.graph.closure_of
+        return render(rep, "json")
+
+    first = report()
+    assert not _closures()
+    assert report() == first
+    assert not _closures()
+
+
 def test_kept_closure_round_trips_the_closure_graph(buck2: Path) -> None:
     fmt = buck2_scan.FORMAT
     cold = cache.load_closure_graph(buck2, fmt, ["root//app/bin0:bin0"], use_cache=True)
