@@ -184,7 +184,8 @@ class Session:
     def _try_closure(self, labels: Sequence[str]) -> None:
         """Read only `labels`' closure when that gives the same answer as the whole graph:
         nothing but the graph is judged (no evidence files, no workspace), one
-        streamed_jsonproto export, no parsed-graph cache entry to load instead."""
+        streamed_jsonproto or Buck2 JSON export (the cache's kept closure of `labels`, or
+        its whole graph, is mapped instead when there is one)."""
         if "graph" in self.__dict__ or not self.closure_route or not self._graph_only(labels):
             return
         from slim.infra.cache import load_closure_graph

@@ -75,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     written (atomically) and every worker joined, and freeing a million-target graph
     object by object is seconds of teardown nobody waits for.
     """
+    from slim.cli.blas import numpy_on_one_blas_thread
+
+    numpy_on_one_blas_thread()
     if argv is not None:
         _main(list(argv))
         return

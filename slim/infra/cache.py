@@ -13,6 +13,11 @@ before use (the manifest's checksum, each file's size and sampled checksum, arra
 and the CSR invariants); a damaged one is discarded with a one-line note on stderr and
 rebuilt. Writers hold a per-key lock, so concurrent cold queries parse once; temporary
 directories of writers that died are removed.
+
+A graph-only query keeps, besides the export's line or member index, the closure graph it
+read, in the same layout under the same key plus its roots (`KEY-closure-ROOTS`): the
+next query on those roots maps it instead of decoding the closure again. An export keeps
+its `CLOSURES_KEPT` most recently used closures; older ones are evicted.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ _FORMAT_VERSION = "5"
 SAMPLE_BLOCK = 64 << 10
 SAMPLES = 16
 WHOLE_BELOW = 1 << 20
+CLOSURES_KEPT = 16
+"""Closure entries kept per export (the most recently used; a hit counts as a use)."""
 
 
 def cache_dir() -> Path:
@@ -162,13 +169,13 @@ def _note(text: str) -> None:
 
 
 # -- writing ----------------------------------------------------------------------------
-def save(graph: BuildGraph, key: str, family: str = "") -> None:
+def save(graph: BuildGraph, key: str, family: str = "", *, source: str = "", keep: int = 1) -> None:
     """Write the graph's entry (see `write_entry`)."""
     from slim.infra.graph_store import pack
 
     arrays, meta = pack(graph)
     info = {"nodes": len(graph), "edges": graph.edge_count}
-    write_entry(key, arrays, meta, info, family)
+    write_entry(key, arrays, meta, info, family, source=source, keep=keep)
 
 
 def write_entry(
@@ -177,9 +184,12 @@ def write_entry(
     meta: bytes,
     info: dict[str, Any],
     family: str = "",
+    *,
+    source: str = "",
+    keep: int = 1,
 ) -> None:
     """Write an entry into a private temporary directory, rename it into place, then evict
-    the entries it makes stale (see `evict`)."""
+    the entries it makes stale (see `evict`; `source` and `keep` are passed on)."""
     import shutil
 
     import numpy as np
@@ -196,7 +206,8 @@ def write_entry(
             files[f"{name}.npy"] = _file_record(tmp / f"{name}.npy")
         (tmp / "meta.msgpack").write_bytes(meta)
         files["meta.msgpack"] = _file_record(tmp / "meta.msgpack")
-        body = json.dumps({"key": key, "code": code_id(), "family": family, **info, "files": files})
+        head = {"key": key, "code": code_id(), "family": family, "source": source}
+        body = json.dumps({**head, **info, "files": files})
         digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
         (tmp / "manifest.json").write_text(json.dumps({"body": body, "blake2b": digest}))
         final = d / key
@@ -206,30 +217,51 @@ def write_entry(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    evict(key, family)
+    evict(key, family, source=source, keep=keep)
 
 
-def _stale(entry: Path, key: str, family: str, code: str) -> bool:
+def _standing(entry: Path, family: str, code: str, source: str) -> str:
+    """What `entry` is to a new entry: stale (another slim's, damaged, or of `family` but
+    not of `source`), a sibling (of `family` and of the same `source`: one of those
+    `keep` bounds) or other."""
     try:
         outer = json.loads((entry / "manifest.json").read_text())
         manifest = json.loads(outer["body"])
     except (OSError, ValueError, KeyError, TypeError):
-        return not entry.name.startswith(".")  # a format without these fields, or damaged
+        return "stale"  # a format without these fields, or damaged
     if not isinstance(manifest, dict) or manifest.get("code") != code:
-        return True
-    return bool(family) and manifest.get("family") == family and entry.name != key
+        return "stale"
+    if not family or manifest.get("family") != family:
+        return "other"
+    return "sibling" if source and manifest.get("source") == source else "stale"
 
 
-def evict(key: str, family: str) -> None:
-    """Remove every entry another slim (version, layout or code) wrote, and the entries of
-    `family` other than `key` (an older content of the same inputs), with their lock
-    files; an entry whose lock another process holds is left for later."""
+def _last_use(entry: Path) -> int:
+    try:
+        return (entry / "manifest.json").stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def evict(key: str, family: str, *, source: str = "", keep: int = 1) -> None:
+    """Remove every entry another slim (version, layout or code) wrote; of `family`'s
+    entries other than `key`, those of another `source` (an older content of the same
+    inputs; every one when `source` is empty) and, of those of the same source, all but
+    the `keep - 1` most recently used; with their lock files. An entry whose lock another
+    process holds is left for later."""
     code = code_id()
     d = _graphs()
+    siblings: list[tuple[int, str]] = []
     for entry in d.iterdir() if d.is_dir() else ():
-        mine = entry.name == key or entry.name.startswith(".")
-        if entry.is_dir() and not mine and _stale(entry, key, family, code):
+        if not entry.is_dir() or entry.name == key or entry.name.startswith("."):
+            continue
+        standing = _standing(entry, family, code, source)
+        if standing == "stale":
             _remove_entry(d, entry.name)
+        elif standing == "sibling":
+            siblings.append((_last_use(entry), entry.name))
+    for _, name in sorted(siblings, reverse=True)[max(keep - 1, 0) :]:
+        _remove_entry(d, name)
     for lock in d.glob("*.lock"):
         if not (d / lock.name[: -len(".lock")]).exists():
             _remove_entry(d, lock.name[: -len(".lock")])
@@ -442,14 +474,65 @@ def load_graph_cached(
 def load_closure_graph(
     path: Path, fmt: str | None, labels: Sequence[str], *, use_cache: bool
 ) -> BuildGraph | None:
-    """A graph-only query's graph: the cached whole graph when there is one, else the
-    closure of `labels` read from a streamed_jsonproto export; None: parse it all."""
+    """A graph-only query's graph: the kept closure of `labels` when there is one, else
+    the cached whole graph, else the closure of `labels` read from a streamed_jsonproto
+    or Buck2 JSON export (and kept); None: parse it all."""
     if not path.is_file():
         return None
-    if use_cache:
-        graph = load(cache_key([path], fmt))
+    if not use_cache:
+        return _read_closure(path, fmt, labels, use_cache=False)
+    from slim.model.labels import normalize_label
+
+    source = cache_key([path], fmt)
+    roots = tuple(normalize_label(lab) for lab in labels)
+    key = closure_key(source, roots)
+    graph = _load_closure(key, roots)
+    if graph is None:
+        graph = load(source)
         if graph is not None:
             return graph
+        graph = _read_closure(path, fmt, labels, use_cache=True)
+        if graph is not None:
+            _save_closure(graph, key, f"{cache_family([path], fmt)}-closure", source)
+    return graph
+
+
+def closure_key(source: str, roots: Sequence[str]) -> str:
+    """The entry of the closure of `roots` (normalized, in the order given: it numbers
+    the graph's targets) read from the input whose key is `source`."""
+    digest = hashlib.sha256("\n".join(roots).encode()).hexdigest()[:16]
+    return f"{source}-closure-{digest}"
+
+
+def _load_closure(key: str, roots: tuple[str, ...]) -> BuildGraph | None:
+    """The kept closure graph of `key`, marked as just used (see `CLOSURES_KEPT`); one that
+    is not of `roots` is discarded as damaged."""
+    graph = load(key)
+    if graph is None:
+        return None
+    entry = _graphs() / key
+    if graph.closure_of != roots:
+        _discard(entry, f"it holds the closure of {', '.join(graph.closure_of) or 'nothing'}")
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(entry / "manifest.json")
+    return graph
+
+
+def _save_closure(graph: BuildGraph, key: str, family: str, source: str) -> None:
+    with writer_lock(key) as locked:
+        if locked:
+            try:
+                save(graph, key, family, source=source, keep=CLOSURES_KEPT)
+            except OSError as exc:
+                _note(f"could not write the graph cache ({exc.strerror or exc})")
+
+
+def _read_closure(
+    path: Path, fmt: str | None, labels: Sequence[str], *, use_cache: bool
+) -> BuildGraph | None:
+    """The closure of `labels` decoded from the export (through its kept line or member
+    index when `use_cache`); None when the export's format has no closure route."""
     from slim.ingest.graph import buck2_scan
     from slim.ingest.graph.bazel_closure import FORMAT, load_closure
 

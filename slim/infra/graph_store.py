@@ -67,6 +67,7 @@ def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
         "formats": list(graph.formats),
         "notes": list(graph.notes),
         "data_files": {str(k): list(v) for k, v in graph.data_files.items()},
+        "closure_of": list(graph.closure_of),
     }
     return arrays, msgspec.msgpack.encode(meta)
 
@@ -161,4 +162,5 @@ def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGrap
         data_files={int(k): tuple(v) for k, v in meta.get("data_files", {}).items()},
     )
     g.set_reverse(a["rorder"], a["rptr"])
+    g.closure_of = tuple(meta.get("closure_of", ()))
     return g

@@ -97,6 +97,42 @@ def test_help_does_not_import_heavy_modules() -> None:
     assert proc.stdout.strip() == ""
 
 
+@pytest.mark.parametrize("args", [["report", "--help"], ["formats"]])
+def test_a_command_that_needs_no_numpy_imports_none(args: list[str]) -> None:
+    code = (
+        "import sys; from slim.cli.main import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('numpy' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout
+    assert proc.stderr.strip() == "False"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+@pytest.mark.parametrize("chosen", [None, "2"])
+def test_numpy_is_imported_on_one_blas_thread_unless_the_user_chose(chosen: str | None) -> None:
+    """No BLAS worker thread is started (their start-up spin costs a warm query), and the
+    programs slim runs see the user's environment, unchanged."""
+    import os
+
+    code = (
+        "import os; from slim.cli.blas import numpy_on_one_blas_thread as f; f()\n"
+        "import numpy.linalg\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    seen, threads = proc.stdout.split()
+    assert seen == str(chosen)
+    if chosen is None:
+        assert threads == "1"
+
+
 def test_binary_garbage_gets_a_byte_offset_and_hex(tmp_path: Path) -> None:
     junk = tmp_path / "junk.bin"
     junk.write_bytes(bytes(range(200, 256)) + b"\x00\x01\x02" * 100)
