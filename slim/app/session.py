@@ -160,9 +160,9 @@ class Session:
             )
 
     def cached_view(self, labels: Sequence[str]) -> tuple[GraphView, list[int]] | None:
-        """The cached whole graph as a numpy-free view, with the ids of `labels`, when an
-        entry for the graph inputs exists and names every label exactly as given or in
-        its normalized spelling (anything else goes through `root_ids`)."""
+        """The cached whole graph (or, for a graph-only query, the kept closure of
+        `labels`) as a numpy-free view, with the ids of `labels`, when such an entry names
+        every label as given or in its normalized spelling (else `root_ids` answers)."""
         if "graph" in self.__dict__ or not self.request.use_cache or not self.graph_paths:
             return None
         for p in self.graph_paths:
@@ -170,7 +170,16 @@ class Session:
         from slim.infra.cache import cache_key
         from slim.infra.graph_view import open_view
 
-        view = open_view(cache_key(self.graph_paths, self.graph_format))
+        key = cache_key(self.graph_paths, self.graph_format)
+        view = open_view(key)
+        if view is None and self.closure_route and self._graph_only(labels):
+            from slim.infra.cache import closure_key, mark_used
+            from slim.model.labels import normalize_label
+
+            roots = tuple(normalize_label(lab) for lab in labels)
+            view = open_view(closure_key(key, roots), closure_of=roots)
+            if view is not None:
+                mark_used(closure_key(key, roots))
         if view is None:
             return None
         try:

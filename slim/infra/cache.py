@@ -514,9 +514,14 @@ def _load_closure(key: str, roots: tuple[str, ...]) -> BuildGraph | None:
     if graph.closure_of != roots:
         _discard(entry, f"it holds the closure of {', '.join(graph.closure_of) or 'nothing'}")
         return None
-    with contextlib.suppress(OSError):
-        os.utime(entry / "manifest.json")
+    mark_used(key)
     return graph
+
+
+def mark_used(key: str) -> None:
+    """Count a query's use of a kept closure (the most recently used are kept)."""
+    with contextlib.suppress(OSError):
+        os.utime(_graphs() / key / "manifest.json")
 
 
 def _save_closure(graph: BuildGraph, key: str, family: str, source: str) -> None:

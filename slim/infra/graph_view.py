@@ -246,19 +246,33 @@ class GraphView:
         return paths
 
 
-def open_view(key: str) -> GraphView | None:
-    """The view of the cache entry for `key`, None when there is none it can read."""
+def open_view(key: str, closure_of: tuple[str, ...] | None = None) -> GraphView | None:
+    """The view of the cache entry for `key`, None when there is none it can read; with
+    `closure_of`, an entry of the closure of those roots only (its metadata says so)."""
     if sys.byteorder != "little":
         return None
     from slim.infra.cache import checked_entry
 
-    names = [f"{a}.npy" for a in _ARRAYS]
+    names = [f"{a}.npy" for a in _ARRAYS] + (["meta.msgpack"] if closure_of else [])
     got = checked_entry(key, names)
     if got is None:
         return None
     entry, manifest = got
     try:
+        if closure_of is not None and _closure_of(entry / "meta.msgpack") != closure_of:
+            return None
         arrays = {a: _array(entry / f"{a}.npy") for a in _ARRAYS}
         return GraphView(arrays, int(manifest["nodes"]), int(manifest["edges"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, _RefusedError):
         return None
+
+
+def _closure_of(meta: Path) -> tuple[str, ...]:
+    import msgspec
+
+    try:
+        got = msgspec.msgpack.decode(meta.read_bytes())
+    except msgspec.DecodeError:
+        return ()
+    roots = got.get("closure_of", ()) if isinstance(got, dict) else ()
+    return tuple(str(r) for r in roots) if isinstance(roots, list) else ()

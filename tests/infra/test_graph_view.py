@@ -222,3 +222,30 @@ def test_view_answers_as_the_graph_on_every_real_sample(fmt: str, tmp_path: Path
             assert view.edge_location(a, c) == g.edge_location(a, c)
             for kinds in (BUILD_KINDS, ALL_KINDS):
                 assert view.shortest_paths(a, c, kinds, 5) == g.shortest_paths(a, c, kinds, 5)
+
+
+def test_a_graph_only_why_answers_again_from_its_kept_closure_without_numpy(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[2] / "sample_graphs"))
+    import generate_large
+
+    src = tmp_path / "g.ndjson"
+    generate_large.generate(src, targets=400, avg_deps=2.7, seed=1)
+    env = {**os.environ, "SLIM_CACHE_DIR": str(tmp_path / "c")}
+    cfg = tmp_path / "slim.toml"
+    cfg.write_text("# nothing\n")
+    args = ("why", "--config", str(cfg), "--graph", str(src), "//app/bin0:bin0")
+    first = _slim(*args, "//base/hub0:hub0", env=env)
+    assert first.returncode in (0, 1), first.stderr
+    assert _imported_numpy(first)
+    graphs = tmp_path / "c" / "graphs"
+    assert any("-closure-" in p.name for p in graphs.iterdir())
+    assert not (graphs / cache_key([src], None)).exists()  # no whole-graph entry
+    again = _slim(*args, "//base/hub0:hub0", env=env)
+    assert again.stdout == first.stdout
+    assert again.returncode == first.returncode
+    assert not _imported_numpy(again)
+    other = _slim(*args, "//base/hub1:hub1", env=env)  # other roots: another closure
+    assert other.returncode in (0, 1), other.stderr
+    assert _imported_numpy(other)
