@@ -20,6 +20,7 @@ from typing import Literal, cast
 
 from slim.model.edges import EdgeKind, Location
 from slim.model.labels import normalize_label
+from slim.model.paths import listed_paths
 
 _ARRAYS = (
     "indptr",
@@ -232,18 +233,7 @@ class GraphView:
         for d in on_path:
             for p in parents.get(d, ()):
                 succ.setdefault(p, []).append(d)
-        for following in succ.values():
-            following.sort(key=self.labels.__getitem__)
-        paths: list[list[int]] = []
-        stack: list[list[int]] = [[source]]
-        while stack and len(paths) < limit:
-            path = stack.pop()
-            last = path[-1]
-            if last == dest:
-                paths.append(path)
-                continue
-            stack.extend([*path, nxt_] for nxt_ in reversed(succ.get(last, [])))
-        return paths
+        return listed_paths(source, dest, succ, self.labels.__getitem__, limit)
 
 
 def open_view(key: str, closure_of: tuple[str, ...] | None = None) -> GraphView | None:

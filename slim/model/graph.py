@@ -25,6 +25,7 @@ from slim.model.edges import (
     split_location,
 )
 from slim.model.labels import label_name, label_package, normalize_label
+from slim.model.paths import listed_paths
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -1038,15 +1039,4 @@ class BuildGraph:
             nexts = nexts[on_path[nexts] & (down[nexts] == down[a] + 1)]
             if len(nexts):
                 succ[a] = nexts.tolist()
-        for following in succ.values():
-            following.sort(key=lambda x: self.labels[x])
-        paths: list[list[int]] = []
-        stack: list[list[int]] = [[source]]
-        while stack and len(paths) < limit:
-            path = stack.pop()
-            last = path[-1]
-            if last == dest:
-                paths.append(path)
-                continue
-            stack.extend([*path, nxt] for nxt in reversed(succ.get(last, [])))
-        return paths
+        return listed_paths(source, dest, succ, self.labels.__getitem__, limit)

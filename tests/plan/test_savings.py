@@ -146,12 +146,28 @@ def test_monorepo_planted_dead_edge_saving_matches_the_ninja_log() -> None:
     assert plan.timings.unattributed == 0
 
 
+def _edges(n: int) -> st.SearchStrategy[list[tuple[int, int]]]:
+    return st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60)
+
+
+def _chain(
+    n: int, edges: list[tuple[int, int]]
+) -> tuple[BuildGraph, dict[str, int], list[tuple[int, int]]]:
+    """The graph of `edges` over //p:t0..t{n-1}, its ids, and its real edges sorted."""
+    g = graph(
+        [(f"//p:t{i}", "cc_library", ()) for i in range(n)],
+        [(f"//p:t{a}", f"//p:t{b}") for a, b in edges],
+    )
+    ids = g.ids
+    return g, ids, sorted({(ids[f"//p:t{a}"], ids[f"//p:t{b}"]) for a, b in edges if a != b})
+
+
 @settings(deadline=None, max_examples=60)
 @given(
     st.integers(min_value=2, max_value=25).flatmap(
         lambda n: st.tuples(
             st.just(n),
-            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60),
+            _edges(n),
             st.lists(st.integers(0, 59), max_size=4),
             st.lists(st.integers(0, n - 1), min_size=1, max_size=3),
         )
@@ -160,12 +176,7 @@ def test_monorepo_planted_dead_edge_saving_matches_the_ninja_log() -> None:
 def test_removed_matches_two_full_traversals(case: tuple[int, list, list, list]) -> None:
     """The shortcut (only descendants of cut heads can leave) equals before - after."""
     n, edges, picks, roots = case
-    g = graph(
-        [(f"//p:t{i}", "cc_library", ()) for i in range(n)],
-        [(f"//p:t{a}", f"//p:t{b}") for a, b in edges],
-    )
-    ids = g.ids
-    real = sorted({(ids[f"//p:t{a}"], ids[f"//p:t{b}"]) for a, b in edges if a != b})
+    g, ids, real = _chain(n, edges)
     cut = [real[k % len(real)] for k in picks] if real else []
     rs = sorted({ids[f"//p:t{r}"] for r in roots})
     reach = Reach(g)
@@ -180,7 +191,7 @@ def test_removed_matches_two_full_traversals(case: tuple[int, list, list, list])
     st.integers(min_value=2, max_value=25).flatmap(
         lambda n: st.tuples(
             st.just(n),
-            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60),
+            _edges(n),
             st.lists(
                 st.tuples(
                     st.lists(st.integers(0, n - 1), min_size=1, max_size=2),
@@ -194,12 +205,7 @@ def test_removed_matches_two_full_traversals(case: tuple[int, list, list, list])
 def test_prefetched_deltas_are_the_deltas(case: tuple[int, list, list]) -> None:
     """Deltas computed together in shared searches equal each computed alone."""
     n, edges, requests = case
-    g = graph(
-        [(f"//p:t{i}", "cc_library", ()) for i in range(n)],
-        [(f"//p:t{a}", f"//p:t{b}") for a, b in edges],
-    )
-    ids = g.ids
-    real = sorted({(ids[f"//p:t{a}"], ids[f"//p:t{b}"]) for a, b in edges if a != b})
+    g, ids, real = _chain(n, edges)
     asked = [
         ([ids[f"//p:t{r}"] for r in roots], [real[k % len(real)] for k in picks] if real else [])
         for roots, picks in requests
