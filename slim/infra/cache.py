@@ -468,6 +468,10 @@ def load_graph_cached(
                     save(graph, key, cache_family(paths, fmt))
                 except OSError as exc:
                     _note(f"could not write the graph cache ({exc.strerror or exc})")
+                else:
+                    # The query goes on from the entry just written, as every later one
+                    # will: its label index and mapped arrays, and the parsed objects freed.
+                    graph = load(key) or graph
     return graph
 
 

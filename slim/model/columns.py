@@ -34,6 +34,21 @@ def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
     return ids, items
 
 
+def _packed_texts(texts: Sequence[str]) -> tuple[bytes, list[bytes]]:
+    """(each text followed by the separator, as UTF-8; each text's bytes): one encode and
+    one split of the joined texts when none holds the separator (a million labels)."""
+    if not texts:
+        return b"", []
+    joined = SEP.join(texts)
+    if joined.count(SEP) == len(texts) - 1:
+        data = (joined + SEP).encode()
+        parts = data.split(SEP.encode())
+        parts.pop()
+        return data, parts
+    parts = [t.encode() for t in texts]
+    return SEP.encode().join(parts) + SEP.encode(), parts
+
+
 _RANGES: dict[np.dtype[Any], tuple[int, int]] = {}
 
 
@@ -162,8 +177,14 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
         ids, items = ordered(values)
-        parts = [SEP.join(v).encode() for v in items]
-        bounds = np.zeros(len(parts) + 1, dtype=np.int64)
+        texts = list(map(SEP.join, items))
+        joined = "".join(texts)
+        bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+        if joined.isascii():  # a character is a byte: no encode per value
+            sizes = np.fromiter(map(len, texts), np.int64, len(texts))
+            np.cumsum(sizes, out=bounds[1:])
+            return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(joined.encode(), np.uint8)}
+        parts = [t.encode() for t in texts]
         np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
         return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
 
@@ -297,15 +318,14 @@ class TextColumn(Sequence[str]):
 
     @staticmethod
     def pack(texts: Sequence[str]) -> dict[str, NDArray[Any]]:
-        return TextColumn.pack_encoded([t.encode() for t in texts])
+        data, parts = _packed_texts(texts)
+        return TextColumn._columns(data, parts)
 
     @staticmethod
-    def pack_encoded(parts: Sequence[bytes]) -> dict[str, NDArray[Any]]:
+    def _columns(data: bytes, parts: Sequence[bytes]) -> dict[str, NDArray[Any]]:
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) + 1 for p in parts], out=offsets[1:])
-        joined = SEP.encode().join(parts) + SEP.encode() if parts else b""
-        blob = np.frombuffer(joined, dtype=np.uint8)
-        return {"blob": blob, "offsets": offsets}
+        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)) + 1, out=offsets[1:])
+        return {"blob": np.frombuffer(data, dtype=np.uint8), "offsets": offsets}
 
     def __len__(self) -> int:
         return len(self._off) - 1
@@ -341,7 +361,10 @@ class TextColumn(Sequence[str]):
         """Every string, decoded once (whole-graph work)."""
         if self._all is None:
             text = bytes(self._blob[:-1]).decode() if len(self) else ""
-            self._all = text.split(SEP) if len(self) else []
+            parts = text.split(SEP) if len(self) else []
+            if len(parts) != len(self):  # a text holds the separator: cut by offsets
+                parts = self.many(np.arange(len(self), dtype=np.int64))
+            self._all = parts
         return self._all
 
 
@@ -361,8 +384,8 @@ class LabelColumn(TextColumn):
 
     @staticmethod
     def pack(texts: Sequence[str]) -> dict[str, NDArray[Any]]:
-        parts = [t.encode() for t in texts]
-        out = TextColumn.pack_encoded(parts)
+        data, parts = _packed_texts(texts)
+        out = TextColumn._columns(data, parts)
         hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
         order = np.argsort(hashes, kind="stable").astype(np.int32)
         return {**out, "hashes": hashes[order], "order": order}

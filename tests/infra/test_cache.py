@@ -126,7 +126,8 @@ def test_damaged_entry_is_discarded_with_a_note_and_rebuilt(
 ) -> None:  # type: ignore[no-untyped-def]
     src = tmp_path / "cq.json"
     shutil.copy(CQUERY, src)
-    good = load_graph_cached([src], None, use_cache=True)
+    load_graph_cached([src], None, use_cache=True)
+    good = load_graph([src])  # the cached graph maps the files about to be damaged
     entry = _entry(src)
     damage(entry)
     capsys.readouterr()
@@ -341,3 +342,29 @@ def test_a_cmake_reply_is_stamped_by_its_files(tmp_path: Path) -> None:
     assert cache_key([reply], None) != edited
     (reply / "target-extra-Debug-0000.json").write_text("{}")
     assert cache_key([reply], None) not in (first, edited)
+
+
+def test_the_parsing_query_goes_on_from_the_entry_it_wrote(tmp_path: Path) -> None:
+    """The first query parses, writes the entry, then answers from that entry (mapped
+    arrays, the label column's hash index), as every later query does: same graph."""
+    src = tmp_path / STREAMED.name
+    shutil.copy(STREAMED, src)
+    first = load_graph_cached([src], None, use_cache=True)
+    assert isinstance(first.edge_dst.base, np.memmap)
+    assert hasattr(first.labels, "find")
+    _same(first, load_graph([src]))
+    for lab in load_graph([src]).labels:
+        assert first.lookup(lab) == load_graph([src]).lookup(lab)
+
+
+def test_the_parsed_graph_is_answered_when_its_entry_cannot_be_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import slim.infra.cache as cache
+
+    src = tmp_path / STREAMED.name
+    shutil.copy(STREAMED, src)
+    monkeypatch.setattr(cache, "load", lambda key: None)
+    graph = load_graph_cached([src], None, use_cache=True)
+    assert not hasattr(graph.labels, "find")
+    _same(graph, load_graph([src]))

@@ -95,3 +95,21 @@ def test_bulk_lookups_answer_as_one_by_one(
         assert text.many(picks) == [texts[i] for i in picks.tolist()]
         text.as_list()
         assert text.many(picks) == [texts[i] for i in picks.tolist()]
+
+
+@given(st.lists(st.text(alphabet="ab:/\x00é", max_size=8), max_size=30))
+def test_text_and_label_columns_keep_any_text(texts: list[str]) -> None:
+    """Packed in one pass when no text holds the separator and all are ASCII, one by one
+    otherwise: the column gives back every text and finds every label either way."""
+    from slim.model.columns import LabelColumn, TextColumn
+
+    packed = TextColumn.pack(texts)
+    assert list(TextColumn(packed["blob"], packed["offsets"])) == texts
+    labels = LabelColumn.pack(texts)
+    col = LabelColumn(labels["blob"], labels["offsets"], labels["hashes"], labels["order"])
+    assert list(col) == texts
+    for t in texts:
+        i = col.find(t)
+        assert i is not None
+        assert texts[i] == t
+    assert col.find("zz") is None

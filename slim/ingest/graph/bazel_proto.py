@@ -216,6 +216,11 @@ def _ignored(name: bytes, type_: int) -> bool:
     return bool(text) and not attribute_matters(text, _ATTR_TYPES.get(type_, "UNKNOWN"))
 
 
+def _keyed(w: _Wire, start: int, stop: int) -> StringKeyedEntry:
+    d = _strings(w, start, stop, {1: "key", 2: "value"})
+    return StringKeyedEntry("".join(d.get("key", [])), "".join(d.get("value", [])))
+
+
 def _attribute(w: _Wire, start: int, stop: int) -> tuple[Attribute, bool]:
     """The attribute and whether `add_rule` uses it; one it ignores is returned bare (name
     and type only) as soon as those are known, its values left undecoded."""
@@ -235,18 +240,24 @@ def _attribute(w: _Wire, start: int, stop: int) -> tuple[Attribute, bool]:
         elif num == 5:
             a.string_value = w.text(f[2], f[3])
         elif num == 6:
+            if a.string_list_value is None:
+                a.string_list_value = []
             a.string_list_value.append(w.text(f[2], f[3]))
         elif num == 10:
             d = _strings(w, f[2], f[3], {1: "key", 2: "value"})
+            if a.label_list_dict_value is None:
+                a.label_list_dict_value = []
             a.label_list_dict_value.append(
                 LabelListDictEntry(key="".join(d.get("key", [])), value=d.get("value", []))
             )
-        elif num in (19, 22):
-            d = _strings(w, f[2], f[3], {1: "key", 2: "value"})
-            entry = StringKeyedEntry("".join(d.get("key", [])), "".join(d.get("value", [])))
-            (a.label_dict_unary_value if num == 19 else a.label_keyed_string_dict_value).append(
-                entry
-            )
+        elif num == 19:
+            if a.label_dict_unary_value is None:
+                a.label_dict_unary_value = []
+            a.label_dict_unary_value.append(_keyed(w, f[2], f[3]))
+        elif num == 22:
+            if a.label_keyed_string_dict_value is None:
+                a.label_keyed_string_dict_value = []
+            a.label_keyed_string_dict_value.append(_keyed(w, f[2], f[3]))
         elif num == 21:
             a.selector_list = _selector_list(w, f[2], f[3])
         if not checked and a.name and a.type:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,10 @@ from slim.ingest.graph._parallel import iter_range_batches, load_lines
 from slim.model.graph import EdgeKind, GraphBuilder, Location
 
 
-def _handler(b: GraphBuilder, first: int, lines: list[bytes], path: str) -> None:
+def _handler(b: GraphBuilder, first: int, lines: Sequence[bytes | memoryview], path: str) -> None:
     """`a b` lines make an edge //a:a -> //b:b; `!` is malformed."""
     for k, raw in enumerate(lines):
-        line = raw.strip()
+        line = bytes(raw).strip()
         if not line:
             continue
         if line == b"!":
@@ -36,7 +37,7 @@ def test_ranges_cover_every_line_once(
     got: list[bytes] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         for _, lines in iter_range_batches(path, a, b):
-            got.extend(lines)
+            got.extend(map(bytes, lines))
     expected = data.split(b"\n")
     if expected and expected[-1] == b"":
         expected.pop()
@@ -127,3 +128,51 @@ def test_a_real_export_parsed_in_parallel_is_the_serial_graph(
     back = pickle.loads(pickle.dumps(b))
     assert graph_to_canonical(back.build()) == graph_to_canonical(b.build())
     assert back.lookup("//b:b") == b.lookup("//b:b")
+
+
+def test_mapped_lines_are_those_of_a_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines read from the mapped file, with its read pages released as it goes, a
+    last line without a newline and an empty file."""
+    path = tmp_path / "f.txt"
+    data = b"".join(b"x" * (k % 5000) + b"\n" for k in range(3000)) + b"tail"
+    path.write_bytes(data)
+    monkeypatch.setattr(_parallel, "RELEASE_BYTES", 4096)
+    monkeypatch.setattr(_parallel, "BATCH_LINES", 7)
+    got: list[bytes] = []
+    firsts: list[int] = []
+    for first, lines in iter_range_batches(path, 0, len(data)):
+        firsts.append(first)
+        got.extend(map(bytes, lines))
+    assert got == data.split(b"\n")
+    assert firsts == list(range(1, 3002, 7))
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert list(iter_range_batches(empty, 0, 0)) == []
+
+
+def test_a_line_over_the_cap_is_refused_with_its_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slim.ingest import _io
+
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"a b\n" * 5 + b"a" * 100 + b"\nb a\n")
+    monkeypatch.setattr(_io, "DEFAULT_LIMITS", _io.Limits(max_line_bytes=50))
+    monkeypatch.setattr(_parallel, "DEFAULT_LIMITS", _io.Limits(max_line_bytes=50))
+    with pytest.raises(InputError) as exc:
+        for _ in iter_range_batches(path, 0, path.stat().st_size):
+            pass
+    assert str(exc.value) == f"{path}:6: expected a line of at most 50 bytes, found a longer line"
+
+
+def test_a_worker_builder_travels_with_any_label() -> None:
+    """Labels go as one string unless one holds a NUL; either way they come back."""
+    import pickle
+
+    for labels in (["//a:a", "//b:b"], ["//a:a", "//b:\x00b"], ["//a:a"]):
+        b = GraphBuilder()
+        for lab in labels:
+            b.add_target(lab, "r")
+        back = pickle.loads(pickle.dumps(b))
+        assert back.labels_since(0) == labels
+        assert [back.lookup(x) for x in labels] == list(range(len(labels)))
