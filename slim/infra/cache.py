@@ -462,17 +462,33 @@ def load_graph_cached(
     with writer_lock(key) as locked:
         graph = load(key) if locked else None
         if graph is None:
-            graph = load_graph(paths, fmt)
-            if locked:
-                try:
-                    save(graph, key, cache_family(paths, fmt))
-                except OSError as exc:
-                    _note(f"could not write the graph cache ({exc.strerror or exc})")
-                else:
-                    # The query goes on from the entry just written, as every later one
-                    # will: its label index and mapped arrays, and the parsed objects freed.
-                    graph = load(key) or graph
+            graph = _parse_and_save(paths, fmt, key if locked else None)
     return graph
+
+
+def _parse_and_save(paths: Sequence[Path], fmt: str | None, key: str | None) -> BuildGraph:
+    """Parse, write the entry (when `key`), and go on from that entry, as every later
+    query will: its label index and mapped arrays, the parsed objects freed. The cyclic
+    GC stays off throughout: it would rescan millions of live objects while packing."""
+    import gc
+
+    from slim.ingest import load_graph
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        graph = load_graph(paths, fmt)
+        if key is None:
+            return graph
+        try:
+            save(graph, key, cache_family(paths, fmt))
+        except OSError as exc:
+            _note(f"could not write the graph cache ({exc.strerror or exc})")
+            return graph
+        return load(key) or graph
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def load_closure_graph(

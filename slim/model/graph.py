@@ -133,7 +133,8 @@ class GraphBuilder:
     _pending_labels: list[str] = field(default_factory=list)
     _pending: list[tuple[int, int, int, str]] = field(default_factory=list)
     _edge_locations: dict[tuple[int, int], Location] = field(default_factory=dict)
-    _files: set[int] = field(default_factory=set)
+    _files: array[int] = field(default_factory=lambda: array("i"))
+    """Ids added as files, repeats allowed (a set of a million ints is 40 MB)."""
     _generated_by: dict[int, int] = field(default_factory=dict)
     _artifacts: dict[str, int] = field(default_factory=dict)
     _configurations: dict[int, set[str]] = field(default_factory=dict)
@@ -327,7 +328,7 @@ class GraphBuilder:
     def add_file(self, label: str, *, generated_by: str | None = None) -> int:
         """A source or generated file; edges to it are folded into its owner at build()."""
         i = self.intern(label)
-        self._files.add(i)
+        self._files.append(i)
         if generated_by is not None:
             self._generated_by[i] = self.intern(generated_by)
         return i
@@ -462,7 +463,9 @@ class GraphBuilder:
         self._attrs.update((k, dict(v)) for k, v in attrs_by.items())
         for k, c in other._configurations.items():
             self._configurations.setdefault(at(k), set()).update(c)
-        self._files.update(map(at, other._files))
+        if other._files:
+            files = ids[np.frombuffer(other._files, dtype=np.int32)].astype(np.int32)
+            self._files.frombytes(files.tobytes())
         for f, g in other._generated_by.items():
             self._generated_by[at(f)] = at(g)
         for path, t in other._artifacts.items():
@@ -493,7 +496,7 @@ class GraphBuilder:
         redirect = np.arange(n_all, dtype=np.int64)
         if not self._files:
             return is_file, redirect
-        files = np.fromiter(self._files, dtype=np.int64, count=len(self._files))
+        files = np.frombuffer(self._files, dtype=np.int32).astype(np.int64)
         files = files[~self._described_mask()[files]]
         owner = np.full(n_all, -1, dtype=np.int64)
         if self._generated_by:
@@ -533,7 +536,7 @@ class GraphBuilder:
         ek = np.frombuffer(self._ekind, dtype=np.int8)
         mask = self._srcs_only(src, dst, ek)
         if self._files:
-            mask[np.fromiter(self._files, dtype=np.int64, count=len(self._files))] = False
+            mask[np.frombuffer(self._files, dtype=np.int32)] = False
         return bool(mask.any())
 
     def build(self) -> BuildGraph:

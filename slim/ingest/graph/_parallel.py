@@ -192,5 +192,7 @@ def load_lines(path: Path, builder: GraphBuilder, handler: BatchHandler) -> None
         pending = pool.map_async(_child, [(path, a, b, handler) for a, b in ranges[1:]])
         for lineno, lines in iter_range_batches(path, *ranges[0]):
             handler(builder, lineno, lines, str(path))
-        for part in pending.get():
-            builder.merge(part)
+        parts = pending.get()
+    # The workers are gone before the merge: an idle one still holds its half's memory.
+    for part in parts:
+        builder.merge(part)
