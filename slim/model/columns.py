@@ -176,17 +176,28 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
 
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
+        if isinstance(values, StringsColumn):
+            blob = values._blob
+            data = blob if isinstance(blob, np.ndarray) else np.frombuffer(blob, np.uint8)
+            return {"ids": values._ids, "bounds": values._bounds, "blob": data}
         ids, items = ordered(values)
-        texts = list(map(SEP.join, items))
+        return StringsColumn.from_joined(ids, list(map(SEP.join, items)))._arrays()
+
+    @staticmethod
+    def from_joined(ids: NDArray[np.int64], texts: Sequence[str]) -> StringsColumn:
+        """The column of `ids` (ascending) whose values are `texts`, each one value's
+        strings joined by the separator."""
         joined = "".join(texts)
         bounds = np.zeros(len(texts) + 1, dtype=np.int64)
         if joined.isascii():  # a character is a byte: no encode per value
-            sizes = np.fromiter(map(len, texts), np.int64, len(texts))
-            np.cumsum(sizes, out=bounds[1:])
-            return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(joined.encode(), np.uint8)}
+            np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=bounds[1:])
+            return StringsColumn(ids, bounds, np.frombuffer(joined.encode(), np.uint8))
         parts = [t.encode() for t in texts]
         np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
-        return {"ids": ids, "bounds": bounds, "blob": np.frombuffer(b"".join(parts), np.uint8)}
+        return StringsColumn(ids, bounds, np.frombuffer(b"".join(parts), np.uint8))
+
+    def _arrays(self) -> dict[str, object]:
+        return {"ids": self._ids, "bounds": self._bounds, "blob": self._blob}
 
     @staticmethod
     def unpack(cols: Mapping[str, object]) -> StringsColumn:

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import numpy as np
 
@@ -96,6 +96,21 @@ class Edge:
     kind: EdgeKind
 
 
+class _NoIndex(dict[str, int]):
+    """The label index of a worker's part: there is none (see `GraphBuilder.as_part`)."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise RuntimeError("a worker's part has no label index: merge it into a builder")
+
+    get = __getitem__ = __contains__ = update = setdefault = _refuse
+
+
+def _objects(items: Sequence[object]) -> NDArray[np.object_]:
+    """`items` as a numpy object array (reordered in C, not item by item); tuples stay
+    items, not rows."""
+    return np.fromiter(items, dtype=object, count=len(items))
+
+
 def _drop_untyped_twins(keys: NDArray[np.int64]) -> NDArray[np.int64]:
     """Sorted (target, dep, kind) keys without the UNTYPED edges of a pair another export
     describes with a kind (a ninja graph's edge next to the CMake reply's DEPS or IMPLICIT):
@@ -124,7 +139,12 @@ class GraphBuilder:
     _paths: list[str] = field(default_factory=list)
     _path_ids: dict[str, int] = field(default_factory=dict)
     _loc_other: dict[int, Location] = field(default_factory=dict)
-    _srcs: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _srcs_ids: array[int] = field(default_factory=lambda: array("i"))
+    _srcs_text: list[str | tuple[str, ...]] = field(default_factory=list)
+    """Each `add_target` call's sources, in call order: one NUL-joined string per call (a
+    tuple when a source holds a NUL), not a tuple of strings per target."""
+    _srcs_tuples: bool = False
+    """Whether some call's sources are kept as a tuple."""
     _tags: dict[int, tuple[str, ...]] = field(default_factory=dict)
     _attrs: dict[int, dict[str, AttrValue]] = field(default_factory=dict)
     _src: array[int] = field(default_factory=lambda: array("i"))
@@ -162,9 +182,19 @@ class GraphBuilder:
         if isinstance(labels, str):
             state = {**state, "_labels": labels.split("\0")}
         self.__dict__.update(state)
-        self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
+        if state.get("_part"):
+            self._ids = _NoIndex()  # only merged: rebuilding it costs a million inserts
+        else:
+            self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
         self._path_ids = dict(zip(self._paths, range(len(self._paths)), strict=True))
         self._texts = {}
+
+    def as_part(self) -> GraphBuilder:
+        """This builder, flushed, to be sent to a process that only merges it: it travels
+        without its label index (`lookup`, `intern` and the like refuse to run on it)."""
+        self.flush()
+        self.__dict__["_part"] = True
+        return self
 
     def text(self, value: str) -> str:
         """One shared copy of a string many targets carry (a rule kind, a BUILD file path)."""
@@ -321,9 +351,15 @@ class GraphBuilder:
 
     def _add_srcs(self, i: int, srcs: tuple[str, ...]) -> None:
         """A target's sources as every export lists them (a CMake reply's headers and a
-        ninja graph's compiled sources): a later export adds, never replaces."""
-        old = self._srcs.get(i)
-        self._srcs[i] = srcs if old is None else tuple(dict.fromkeys((*old, *srcs)))
+        ninja graph's compiled sources): a later export adds, never replaces (`build`
+        joins a target's calls in order)."""
+        joined = "\0".join(srcs)
+        self._srcs_ids.append(i)
+        if joined.count("\0") == len(srcs) - 1:
+            self._srcs_text.append(joined)
+        else:
+            self._srcs_text.append(srcs)
+            self._srcs_tuples = True
 
     def add_file(self, label: str, *, generated_by: str | None = None) -> int:
         """A source or generated file; edges to it are folded into its owner at build()."""
@@ -453,10 +489,11 @@ class GraphBuilder:
             (other._tags, self._tags),
         ):
             into.update(zip(map(at, d), d.values(), strict=True))  # type: ignore[arg-type]
-        srcs_by = dict(zip(map(at, other._srcs), other._srcs.values(), strict=True))
-        for k in srcs_by.keys() & self._srcs.keys():
-            self._add_srcs(k, srcs_by.pop(k))
-        self._srcs.update(srcs_by)
+        if other._srcs_ids:
+            srcs = ids[np.frombuffer(other._srcs_ids, dtype=np.int32)].astype(np.int32)
+            self._srcs_ids.frombytes(srcs.tobytes())
+            self._srcs_text.extend(other._srcs_text)
+            self._srcs_tuples |= other._srcs_tuples
         attrs_by = dict(zip(map(at, other._attrs), other._attrs.values(), strict=True))
         for k in attrs_by.keys() & self._attrs.keys():
             self._attrs[k].update(attrs_by.pop(k))
@@ -599,7 +636,7 @@ class GraphBuilder:
             labels=labels,
             kinds=kinds,
             locations=self._built_locations(new_id),
-            srcs=remap(self._srcs),
+            srcs=self._built_srcs(new_id),
             tags=remap(self._tags),
             attrs=remap(self._attrs),
             configurations={k: tuple(sorted(v)) for k, v in remap(self._configurations).items()},
@@ -612,6 +649,42 @@ class GraphBuilder:
             notes=tuple(dict.fromkeys(self.notes)),
             data_files=data_files,
         )
+
+    def _built_srcs(self, renumber: NDArray[np.int64]) -> Mapping[int, tuple[str, ...]]:
+        """The kept targets' sources under their new ids, a target's calls joined in order
+        without repeats: a column over one blob, or a dict when a source holds a NUL."""
+        from slim.model.columns import SEP, StringsColumn
+
+        ids = renumber[np.frombuffer(self._srcs_ids, dtype=np.int32)]
+        keep = ids >= 0
+        texts = self._srcs_text
+        if not bool(keep.all()):
+            ids, texts = ids[keep], list(compress(texts, keep.tolist()))
+        if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+            order = np.argsort(ids, kind="stable")
+            ids, texts = ids[order], _objects(texts)[order].tolist()
+        if self._srcs_tuples:
+            out: dict[int, tuple[str, ...]] = {}
+            for i, t in zip(ids.tolist(), texts, strict=True):
+                got = t if isinstance(t, tuple) else tuple(t.split(SEP))
+                out[i] = got if i not in out else tuple(dict.fromkeys((*out[i], *got)))
+            return out
+        joined: list[str] = texts  # type: ignore[assignment]
+        if len(ids) > 1:
+            repeat = np.flatnonzero(ids[1:] == ids[:-1])
+            if len(repeat):
+                first = np.ones(len(ids), dtype=bool)
+                first[repeat + 1] = False
+                starts = np.flatnonzero(first).tolist()
+                ends = [*starts[1:], len(ids)]
+                joined = [
+                    joined[a]
+                    if b - a == 1
+                    else SEP.join(dict.fromkeys(SEP.join(joined[a:b]).split(SEP)))
+                    for a, b in zip(starts, ends, strict=True)
+                ]
+                ids = ids[first]
+        return StringsColumn.from_joined(ids.astype(np.int64), joined)
 
     def _data_files(
         self,

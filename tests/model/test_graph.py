@@ -224,3 +224,44 @@ def test_builder_locations_keep_the_last_one_given_offsets_included() -> None:
     plain = GraphBuilder()
     plain.set_location_text(plain.add_target("//p:a", "r"), "p/BUILD:7:1")
     assert dict(plain.build().locations) == {0: Location("p/BUILD", 7)}
+
+
+_SRC = st.sampled_from(["//a:x.cc", "//a:y.h", "//b:z.cc", "//b:n\x00ul.cc", "//c:é.cc"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["//a:a", "//b:b", "//c:c"]), st.lists(_SRC, max_size=3)),
+        max_size=12,
+    ),
+    st.integers(0, 12),
+)
+def test_sources_of_every_call_are_kept_in_order_serial_or_merged(
+    calls: list[tuple[str, list[str]]], cut: int
+) -> None:
+    """A target described more than once keeps every call's sources in order, without
+    repeats (one call keeps its list as given); a worker's builder merged in gives the same."""
+    from slim.model.graph import GraphBuilder
+
+    want: dict[str, list[tuple[str, ...]]] = {}
+    for lab, srcs in calls:
+        if srcs:
+            want.setdefault(lab, []).append(tuple(srcs))
+    expected = {
+        lab: got[0] if len(got) == 1 else tuple(dict.fromkeys(s for t in got for s in t))
+        for lab, got in want.items()
+    }
+
+    def feed(b: GraphBuilder, part: list[tuple[str, list[str]]]) -> None:
+        for lab, srcs in part:
+            b.add_target(lab, "r", srcs=srcs)
+
+    serial = GraphBuilder()
+    feed(serial, calls)
+    first, second = GraphBuilder(), GraphBuilder()
+    feed(first, calls[:cut])
+    feed(second, calls[cut:])
+    first.merge(second)
+    for b in (serial, first):
+        g = b.build()
+        assert {g.labels[i]: v for i, v in g.srcs.items()} == expected

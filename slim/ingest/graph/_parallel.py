@@ -155,7 +155,7 @@ def _child(args: tuple[Path, int, int, BatchHandler]) -> GraphBuilder:
     import gc
 
     gc.disable()
-    return _run_range(*args)
+    return _run_range(*args).as_part()
 
 
 def load_lines(path: Path, builder: GraphBuilder, handler: BatchHandler) -> None:

@@ -176,3 +176,23 @@ def test_a_worker_builder_travels_with_any_label() -> None:
         back = pickle.loads(pickle.dumps(b))
         assert back.labels_since(0) == labels
         assert [back.lookup(x) for x in labels] == list(range(len(labels)))
+
+
+def test_a_worker_part_travels_without_its_index_and_merges() -> None:
+    """A part sent back by a worker has no label index (it is only merged): asking it
+    for one fails loudly; merged, it gives the builder's graph."""
+    import pickle
+
+    from slim.model.canonical import graph_to_canonical
+
+    b = GraphBuilder()
+    b.add_label_edges(
+        b.add_target("//a:a", "r", srcs=["//a:a.cc"]), ["//b:b"], EdgeKind.DEPS, "//a"
+    )
+    whole = graph_to_canonical(b.build())
+    part = pickle.loads(pickle.dumps(b.as_part()))
+    with pytest.raises(RuntimeError, match="no label index"):
+        part.lookup("//a:a")
+    into = GraphBuilder()
+    into.merge(part)
+    assert graph_to_canonical(into.build()) == whole
