@@ -408,23 +408,39 @@ class GraphBuilder:
             return
         labels, pending = self._pending_labels, self._pending
         self._pending_labels, self._pending = [], []
-        ids = self._ids
-        out: list[int | None] = list(map(ids.get, labels))
-        if None in out:
-            pos = 0
-            for _target, count, _kind, package in pending:
-                end = pos + count
-                for k in range(pos, end):
-                    if out[k] is None:
-                        out[k] = self._intern_printed(labels[k], package)
-                pos = end
         columns = tuple(zip(*pending, strict=True))
-        targets = np.array(columns[0], dtype=np.int32)
         counts = np.array(columns[1], dtype=np.int64)
-        kinds = np.array(columns[2], dtype=np.int8)
-        self._src.frombytes(np.repeat(targets, counts).tobytes())
+        out: list[int | None] = list(map(self._ids.get, labels))
+        if None in out:
+            self._intern_misses(labels, out, counts, columns[3])
+        self._src.frombytes(np.repeat(np.array(columns[0], dtype=np.int32), counts).tobytes())
         self._dst.frombytes(np.asarray(out, dtype=np.int32).tobytes())
-        self._ekind.frombytes(np.repeat(kinds, counts).tobytes())
+        self._ekind.frombytes(np.repeat(np.array(columns[2], dtype=np.int8), counts).tobytes())
+
+    def _intern_misses(
+        self,
+        labels: list[str],
+        out: list[int | None],
+        counts: NDArray[np.int64],
+        packages: Sequence[str],
+    ) -> None:
+        """Fill `out`'s misses, in order, as `_intern_printed` would one by one: a
+        canonical label (a first mention, mostly) is added inline, any other normalized."""
+        miss = [k for k, v in enumerate(out) if v is None]
+        owner = np.repeat(np.arange(len(counts)), counts)[miss].tolist()
+        ids, names, kinds = self._ids, self._labels, self._kinds
+        get = ids.get
+        for k, o in zip(miss, owner, strict=True):
+            raw = labels[k]
+            i = get(raw)
+            if i is None:
+                if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
+                    i = ids[raw] = len(names)
+                    names.append(raw)
+                    kinds.append("")
+                else:
+                    i = self.intern_raw([raw], packages[o])[0]
+            out[k] = i
 
     def _path_id(self, path: str) -> int:
         pid = self._path_ids.get(path)
