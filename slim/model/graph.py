@@ -96,6 +96,11 @@ class Edge:
     kind: EdgeKind
 
 
+#: What joins a builder's strings into one: the columns' separator (`columns.SEP`), so
+#: joined sources become a `StringsColumn` blob as they are.
+_SEP = "\0"
+
+
 class _NoIndex(dict[str, int]):
     """The label index of a worker's part: there is none (see `GraphBuilder.as_part`)."""
 
@@ -172,15 +177,15 @@ class GraphBuilder:
         labels as one string when none holds a NUL (a million strings pickle 10x slower)."""
         skip = ("_ids", "_texts", "_path_ids")
         state = {k: v for k, v in self.__dict__.items() if k not in skip}
-        joined = "\0".join(self._labels)
-        if len(self._labels) > 1 and joined.count("\0") == len(self._labels) - 1:
+        joined = _SEP.join(self._labels)
+        if len(self._labels) > 1 and joined.count(_SEP) == len(self._labels) - 1:
             state["_labels"] = joined
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         labels = state.get("_labels")
         if isinstance(labels, str):
-            state = {**state, "_labels": labels.split("\0")}
+            state = {**state, "_labels": labels.split(_SEP)}
         self.__dict__.update(state)
         if state.get("_part"):
             self._ids = _NoIndex()  # only merged: rebuilding it costs a million inserts
@@ -353,9 +358,9 @@ class GraphBuilder:
         """A target's sources as every export lists them (a CMake reply's headers and a
         ninja graph's compiled sources): a later export adds, never replaces (`build`
         joins a target's calls in order)."""
-        joined = "\0".join(srcs)
+        joined = _SEP.join(srcs)
         self._srcs_ids.append(i)
-        if joined.count("\0") == len(srcs) - 1:
+        if joined.count(_SEP) == len(srcs) - 1:
             self._srcs_text.append(joined)
         else:
             self._srcs_text.append(srcs)
@@ -669,7 +674,7 @@ class GraphBuilder:
     def _built_srcs(self, renumber: NDArray[np.int64]) -> Mapping[int, tuple[str, ...]]:
         """The kept targets' sources under their new ids, a target's calls joined in order
         without repeats: a column over one blob, or a dict when a source holds a NUL."""
-        from slim.model.columns import SEP, StringsColumn
+        from slim.model.columns import StringsColumn
 
         ids = renumber[np.frombuffer(self._srcs_ids, dtype=np.int32)]
         keep = ids >= 0
@@ -682,21 +687,21 @@ class GraphBuilder:
         if self._srcs_tuples:
             out: dict[int, tuple[str, ...]] = {}
             for i, t in zip(ids.tolist(), texts, strict=True):
-                got = t if isinstance(t, tuple) else tuple(t.split(SEP))
+                got = t if isinstance(t, tuple) else tuple(t.split(_SEP))
                 out[i] = got if i not in out else tuple(dict.fromkeys((*out[i], *got)))
             return out
         joined: list[str] = texts  # type: ignore[assignment]
         if len(ids) > 1:
-            repeat = np.flatnonzero(ids[1:] == ids[:-1])
-            if len(repeat):
+            again = np.flatnonzero(ids[1:] == ids[:-1])
+            if len(again):
                 first = np.ones(len(ids), dtype=bool)
-                first[repeat + 1] = False
+                first[again + 1] = False
                 starts = np.flatnonzero(first).tolist()
                 ends = [*starts[1:], len(ids)]
                 joined = [
                     joined[a]
                     if b - a == 1
-                    else SEP.join(dict.fromkeys(SEP.join(joined[a:b]).split(SEP)))
+                    else _SEP.join(dict.fromkeys(_SEP.join(joined[a:b]).split(_SEP)))
                     for a, b in zip(starts, ends, strict=True)
                 ]
                 ids = ids[first]
