@@ -256,7 +256,10 @@ def _blocks(path: Path) -> Iterator[tuple[list[_Event], int, bool]]:
                 return
 
 
-_ANY_NEEDLE = re.compile(b"|".join(re.escape(n) for n in _NEEDLES))
+#: A category read, as the value of an event's "cat" key: the literal `"cat"` lets the
+#: regex engine skip ahead by a fast search (an alternation of the bare values alone is
+#: tried at every byte, 3x slower).
+_ANY_NEEDLE = re.compile(rb'"cat"\s*:\s*(?:' + b"|".join(re.escape(n) for n in _NEEDLES) + b")")
 
 
 def _candidate_lines(block: bytes) -> list[tuple[int, bytes]]:
