@@ -177,9 +177,7 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
         if isinstance(values, StringsColumn):
-            blob = values._blob
-            data = blob if isinstance(blob, np.ndarray) else np.frombuffer(blob, np.uint8)
-            return {"ids": values._ids, "bounds": values._bounds, "blob": data}
+            return values._arrays()
         ids, items = ordered(values)
         return StringsColumn.from_joined(ids, list(map(SEP.join, items)))._arrays()
 
@@ -197,7 +195,9 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         return StringsColumn(ids, bounds, np.frombuffer(b"".join(parts), np.uint8))
 
     def _arrays(self) -> dict[str, object]:
-        return {"ids": self._ids, "bounds": self._bounds, "blob": self._blob}
+        blob = self._blob
+        data = blob if isinstance(blob, np.ndarray) else np.frombuffer(blob, np.uint8)
+        return {"ids": self._ids, "bounds": self._bounds, "blob": data}
 
     @staticmethod
     def unpack(cols: Mapping[str, object]) -> StringsColumn:

@@ -271,16 +271,6 @@ class GraphBuilder:
             self._kinds.append("")
         return i
 
-    def intern_many(self, labels: Sequence[str]) -> list[int]:
-        """Ids of canonical labels (one C-level dict pass; misses create nodes)."""
-        get = self._ids.get
-        out = [get(lab, -1) for lab in labels]
-        if -1 in out:
-            for pos, i in enumerate(out):
-                if i < 0:
-                    out[pos] = self.intern(labels[pos])
-        return out
-
     def _intern_distinct(
         self, labels: list[str], kinds: list[str]
     ) -> tuple[NDArray[np.int64], list[int]]:
@@ -429,8 +419,8 @@ class GraphBuilder:
         counts: NDArray[np.int64],
         packages: Sequence[str],
     ) -> None:
-        """Fill `out`'s misses, in order, as `_intern_printed` would one by one: a
-        canonical label (a first mention, mostly) is added inline, any other normalized."""
+        """Fill `out`'s misses in order: a canonical label (a first mention, mostly) is
+        added inline, any other spelling normalized by `intern_raw`."""
         miss = [k for k, v in enumerate(out) if v is None]
         owner = np.repeat(np.arange(len(counts)), counts)[miss].tolist()
         ids, names, kinds = self._ids, self._labels, self._kinds
@@ -453,15 +443,6 @@ class GraphBuilder:
             pid = self._path_ids[path] = len(self._paths)
             self._paths.append(path)
         return pid
-
-    def _intern_printed(self, raw: str, package: str) -> int:
-        """`intern_raw([raw], package)[0]`, a canonical label without the list round trip."""
-        i = self._ids.get(raw)
-        if i is not None:
-            return i
-        if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
-            return self.intern(raw)  # canonical: normalize_label would return it as is
-        return self.intern_raw([raw], package)[0]
 
     def add_edges(self, target: int, deps: Iterable[int], kind: EdgeKind) -> None:
         deps_arr = array("i", deps)
