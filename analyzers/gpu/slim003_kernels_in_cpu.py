@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from slim.model.actions import Remove, Replace
 from slim.model.context import AnalysisContext, consumers
-from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
+from slim.model.findings import Confidence, Evidence, Finding, Saving
 from slim.model.gpu import DeviceCode, FatbinContainer
 from slim.model.graph import CODE_KINDS, BuildGraph
 
@@ -30,19 +30,7 @@ from ._attribution import (
 )
 from ._details import KernelsDetails, TargetShare
 from ._fatbins import arch_rows, by_arch, container_evidence, fmt_bytes, kernel_names
-
-GPU_KERNELS = Rule(
-    code="SLIM003",
-    name="gpu-kernels-in-cpu-binary",
-    summary="A CPU-only binary carries CUDA kernels (fatbins) that can never run.",
-    help=(
-        "The binary is CPU-only (a tag such as `cpu-only`, `cpu_only = true` in slim.toml, or "
-        "--cpu-only) but its .nv_fatbin holds device code. slim names the kernels, the "
-        "architectures and bytes, the target that brought them in (from the linker map or "
-        "byte-identical fatbins in the given archives) and the first edge from non-GPU code "
-        "into the GPU-only targets: cut it, or point it at the CPU variant when one exists."
-    ),
-)
+from .rules import GPU_KERNELS
 
 
 @dataclass(frozen=True)

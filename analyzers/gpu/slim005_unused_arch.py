@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from slim.model.actions import DropArchs
 from slim.model.context import AnalysisContext
-from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
+from slim.model.findings import Confidence, Evidence, Finding, Saving
 from slim.model.gpu import (
     DeviceCode,
     FatbinContainer,
@@ -25,18 +25,7 @@ from slim.model.gpu import (
 from ._attribution import attribute
 from ._details import ArchBytes, ArchsDetails
 from ._fatbins import arch_key, arch_rows, container_evidence, fmt_bytes
-
-UNUSED_ARCH = Rule(
-    code="SLIM005",
-    name="unused-cuda-arch",
-    summary="Fatbin entries for GPU architectures the binary is never deployed on.",
-    help=(
-        "Given the deployed architectures (--cuda-archs sm_80,sm_90 or `cuda_archs` in "
-        "slim.toml), cubins that no deployed GPU can load are dead weight: drop their "
-        "-gencode flags. A cubin for sm_XY runs on sm_XZ with Z >= Y. PTX is JIT-compiled "
-        "on newer GPUs and is reported as kept for forward compatibility, not as waste."
-    ),
-)
+from .rules import UNUSED_ARCH
 
 
 def findings(ctx: AnalysisContext, b: DeviceCode, archs: tuple[str, ...]) -> Iterator[Finding]:

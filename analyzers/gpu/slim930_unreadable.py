@@ -6,20 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from slim.model.context import AnalysisContext
-from slim.model.findings import Evidence, Finding, Rule
+from slim.model.findings import Evidence, Finding
 from slim.model.gpu import DeviceCode
 
 from .._findings import on_root
-
-UNREADABLE = Rule(
-    code="SLIM930",
-    name="device-code-unreadable",
-    summary="Part of a binary's CUDA device code could not be read.",
-    help=(
-        "A fatbin container or entry was corrupt, truncated or over the decompression "
-        "limits. The rest of the binary was analyzed; GPU findings for it may be incomplete."
-    ),
-)
+from .rules import UNREADABLE
 
 
 def findings(ctx: AnalysisContext, b: DeviceCode) -> Iterator[Finding]:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from slim.model.context import AnalysisContext
-from slim.model.findings import Finding, Rule
+from slim.model.findings import Finding
 from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
@@ -22,20 +22,7 @@ from .._findings import on_edge, on_root
 from ._edge_verdict import EdgeEvidence
 from ._link_verdict import RUNTIME_WEAK, link_verdict
 from ._link_view import MapView, has_code, is_native, live, root_binaries
-
-UNREFERENCED = Rule(
-    code="SLIM002",
-    name="unreferenced-native-dep",
-    summary="A native library dep contributes no linked code and no referenced symbol.",
-    help=(
-        "The linker map of the binary shows no member of the library's archive extracted, "
-        "no section of it kept after --gc-sections, and (with --cref) no other input "
-        "referencing a symbol it defines. Registration libraries (alwayslink, "
-        "--whole-archive), static constructors and weak symbols are never proposed for "
-        "removal. Link with -Wl,-Map=app.map,--cref,--gc-sections and pass the library "
-        "archives with --binary for a certain verdict."
-    ),
-)
+from .rules import UNREFERENCED
 
 
 def not_checked(ctx: AnalysisContext, maps: list[LinkMap]) -> Finding:

@@ -13,24 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from slim.model.context import AnalysisContext
-from slim.model.findings import Confidence, Evidence, Finding, Rule, Saving
+from slim.model.findings import Confidence, Evidence, Finding, Saving
 from slim.model.graph import CODE_KINDS
 from slim.model.native import ElfFile
 from slim.model.ownership import Ownership
 
 from ._details import SharedLibDetails
 from ._link_view import ANALYZER, MapView, root_binaries
-
-UNUSED_SHARED = Rule(
-    code="SLIM004",
-    name="unused-shared-lib",
-    summary="A DT_NEEDED shared library provides no symbol the binary uses.",
-    help=(
-        "Pass the binary and its shared libraries with --binary. A library from which "
-        "neither the binary nor another needed library resolves a symbol can be dropped "
-        "(or linked with -Wl,--as-needed)."
-    ),
-)
+from .rules import UNUSED_SHARED
 
 
 @dataclass(frozen=True)

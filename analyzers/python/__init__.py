@@ -7,57 +7,30 @@ once per root and every rule reads it; SLIM901 reports the edges SLIM001 could n
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from slim.model.context import AnalysisContext, has_python_code
-from slim.model.findings import Finding
+from slim.model.context import has_python_code
 from slim.model.plugin import AnalyzerSpec
 
-from . import slim001_unused, slim901_ownership, slim902_unreadable, slim903_coverage
-from ._import_view import NAME, ImportView
-from .slim001_unused import UNUSED
-from .slim901_ownership import OWNERSHIP, Unjudged
-from .slim902_unreadable import UNREADABLE
-from .slim903_coverage import COVERAGE
+from .rules import COVERAGE, NAME, OWNERSHIP, UNREADABLE, UNUSED
+
+if TYPE_CHECKING:
+    from .analyzer import PythonImportsAnalyzer
 
 
-class PythonImportsAnalyzer:
-    """One verdict per Python edge of the root's closure, and the root's coverage."""
+def _analyzer() -> PythonImportsAnalyzer:
+    """The detector, imported when a root has the evidence it reads (a report without
+    traces or sources never loads it)."""
+    from .analyzer import PythonImportsAnalyzer
 
-    def analyze(self, ctx: AnalysisContext) -> Iterable[Finding]:
-        # Hundreds of thousands of small objects on top of a million-target graph: the
-        # cyclic GC would rescan the whole heap again and again (none of them form cycles).
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return list(_findings(ImportView(ctx)))
-        finally:
-            if enabled:
-                gc.enable()
-
-
-def _findings(view: ImportView) -> Iterator[Finding]:
-    yield from slim902_unreadable.findings(view)
-    pairs = view.candidate_pairs()
-    fast = view.fast_used(pairs)
-    unjudged: list[Unjudged] = []
-    for a, b in pairs[~fast].tolist():
-        f = slim001_unused.judge(view, a, b)
-        if isinstance(f, Unjudged):
-            unjudged.append(f)
-        elif f is not None:
-            yield f
-    yield from slim901_ownership.findings(view, unjudged)
-    if view.trace is not None and view.py:
-        yield slim903_coverage.finding(view)
+    return PythonImportsAnalyzer()
 
 
 SPEC = AnalyzerSpec(
     name=NAME,
     rules=(UNUSED, OWNERSHIP, UNREADABLE, COVERAGE),
     requires=frozenset({"trace", "source"}),
-    factory=PythonImportsAnalyzer,
+    factory=_analyzer,
     missing_hint=(
         "Pass --trace (slim trace -o FILE -- python -m app, or python -X importtime) "
         "and/or --workspace (the source tree) to check Python deps."
@@ -65,4 +38,4 @@ SPEC = AnalyzerSpec(
     applies=has_python_code,
 )
 
-__all__ = ["SPEC", "PythonImportsAnalyzer"]
+__all__ = ["SPEC"]

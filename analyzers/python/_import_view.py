@@ -42,11 +42,11 @@ from ._loaders import (
 from ._ownership import MAX_LISTED, Owned, OwnershipReader, short
 from ._thirdparty import is_third_party, python_targets
 from ._traces import own_traces, startup, stdlib_only
+from .rules import NAME
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-NAME = "python-imports"
 _CASCADE_LIMIT = 200_000
 _JUDGED = frozenset(CODE_KINDS - {EdgeKind.RUNTIME_DEPS})
 _EXPORTS = frozenset({EdgeKind.EXPORTS})

@@ -13,31 +13,18 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from slim.model.findings import Confidence, Details, Evidence, Finding, Rule, Saving
+from slim.model.findings import Confidence, Details, Evidence, Finding, Saving
 from slim.model.graph import CODE_KINDS, EdgeKind
 from slim.model.pytrace import StaticImport, TracedModule
 
 from .._findings import on_edge
-from ._import_view import NAME, ImportView
+from ._import_view import ImportView
 from ._loaders import LoaderSite
 from ._loaders import judge as judge_loaders
 from ._ownership import MAX_LISTED, short
+from .rules import NAME, UNUSED
 from .slim901_ownership import Unjudged
 
-UNUSED = Rule(
-    code="SLIM001",
-    name="unused-python-dep",
-    summary="A Python dependency the code never imports (dead) or imports only lazily.",
-    help=(
-        "For each edge A -> B to a Python target, slim looks for B's modules in A's sources "
-        "(static imports with their kind: top-level, lazy, optional, typing-only, importlib "
-        "literal) and in the runtime import traces. dead: neither shows it and nothing else "
-        "in the binary gets B through this edge (removable). runtime-unused: imported only "
-        "lazily, optionally or for typing and never traced: keep it, but consider a lazy "
-        "import, an optional extra or runtime_deps. Pass --trace and --workspace: with only "
-        "one of them the verdict is never 'dead, high'."
-    ),
-)
 _HOW = {
     "lazy": "lazily (inside a function)",
     "optional": "optionally (under except ImportError)",

@@ -6,22 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from slim.model.findings import Confidence, Evidence, Finding, Rule
+from slim.model.findings import Confidence, Evidence, Finding
 
 from .._findings import on_edge
-from ._import_view import NAME, ImportView
+from ._import_view import ImportView
 from ._ownership import short
-
-OWNERSHIP = Rule(
-    code="SLIM901",
-    name="python-ownership-unknown",
-    summary="The Python modules a dependency provides could not be determined.",
-    help=(
-        "slim maps modules to targets from srcs (path, Bazel imports, Buck2 base_module) and "
-        "third-party requirements from installed *.dist-info RECORD files. Give the export "
-        "with srcs, or a site-packages dir (workspace site-packages/.venv) to check the edge."
-    ),
-)
+from .rules import NAME, OWNERSHIP
 
 
 @dataclass(frozen=True)

@@ -6,19 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from slim.model.findings import Confidence, Evidence, Finding, Rule
+from slim.model.findings import Confidence, Evidence, Finding
 
-from ._import_view import NAME, ImportView
-
-UNREADABLE = Rule(
-    code="SLIM902",
-    name="python-source-unreadable",
-    summary="Some Python sources of a target could not be read or parsed.",
-    help=(
-        "A syntax error, a non-UTF-8 byte without a coding declaration, or a missing file "
-        "makes the target's static imports incomplete: its edges are never marked dead."
-    ),
-)
+from ._import_view import ImportView
+from .rules import NAME, UNREADABLE
 
 
 def findings(view: ImportView) -> Iterator[Finding]:

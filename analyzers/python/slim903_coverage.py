@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from slim.model.findings import Evidence, Finding, Rule
+from slim.model.findings import Evidence, Finding
 from slim.model.graph import EdgeKind
 
 from .._findings import on_root
 from ._details import CoverageDetails
-from ._import_view import NAME, ImportView
-
-COVERAGE = Rule(
-    code="SLIM903",
-    name="python-trace-coverage",
-    summary="How much of a binary's packaged Python the given traces touch.",
-    help=(
-        "Packaged modules and bytes in the root's closure against those the traces loaded: "
-        "what a lazily fetched executable would need for the traced runs."
-    ),
-)
+from ._import_view import ImportView
+from .rules import COVERAGE, NAME
 
 
 def _packaged(view: ImportView) -> dict[str, int]:

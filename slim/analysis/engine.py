@@ -19,8 +19,6 @@ from slim.model.context import AnalysisContext
 from slim.model.facts import EVIDENCE_KINDS, Facts, InputFile
 from slim.model.findings import Confidence, Finding, Rule
 from slim.model.graph import BUILD_KINDS, BuildGraph
-from slim.model.linkage import Linkage
-from slim.model.native import LinkMap
 from slim.model.options import RootOptions
 from slim.model.plugin import AnalyzerSpec
 from slim.model.report import EvidenceStatus, Report, ReviewSummary, RootSummary
@@ -183,6 +181,11 @@ def run_analyzers(
 
 def linkage_notes(graph: BuildGraph, roots: Sequence[RootInput]) -> list[str]:
     """What the run's link evidence could not tie to a link, or tied only by content."""
+    if not any(r.facts.may_hold("slim.model.native") for r in roots):
+        return []
+    from slim.model.linkage import Linkage
+    from slim.model.native import LinkMap
+
     out: dict[str, None] = {}
     for r in roots:
         if r.facts.of(LinkMap):

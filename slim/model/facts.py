@@ -7,6 +7,7 @@ a plugin can bring a fact type of its own without changing this module.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -60,6 +61,11 @@ class Facts:
             if issubclass(t, cls):
                 out.extend(items)  # type: ignore[arg-type]
         return out
+
+    def may_hold(self, module: str) -> bool:
+        """Whether facts of a type from `module` can be here: never before that module was
+        imported (a caller skips importing a model it would find no fact of)."""
+        return bool(self._by_type) and module in sys.modules
 
     def all(self) -> list[object]:
         """Every fact, in the order of their types' first addition."""

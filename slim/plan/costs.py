@@ -412,6 +412,8 @@ def _fit(model: CostModel) -> None:
 
 def _linked_bytes(model: CostModel, own: Ownership, facts: Facts) -> None:
     """Bytes each target's objects occupy in each linked binary (from linker maps)."""
+    if not facts.may_hold("slim.model.native"):
+        return
     from slim.model.native import LinkMap
 
     for lm in facts.of(LinkMap):

@@ -244,8 +244,8 @@ def test_owners_from_config_table(tmp_path: Path) -> None:
 @pytest.fixture
 def tagged_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI discovers analyzers by entry point; here it finds the test analyzer only."""
-    monkeypatch.setattr("slim.analysis.engine.discover", lambda: [SPEC])
-    monkeypatch.setattr("slim.analysis.registry.discover", lambda: [SPEC])
+    monkeypatch.setattr("slim.analysis.engine.discover", lambda *_: [SPEC])
+    monkeypatch.setattr("slim.analysis.registry.discover", lambda *_: [SPEC])
 
 
 @pytest.mark.usefixtures("tagged_registry")

@@ -10,6 +10,7 @@ import pytest
 import slim.analysis.registry as registry
 from slim.app.session import Request, Session
 from slim.infra.config import Config
+from slim.model.plugin import AnalyzerSpec
 
 EXPORTS = Path(__file__).resolve().parents[2] / "sample_graphs" / "monorepo" / "exports"
 
@@ -18,9 +19,9 @@ def test_registered_analyzers_are_found_once_per_session(monkeypatch: pytest.Mon
     calls: list[int] = []
     real = registry.discover
 
-    def counted() -> list[registry.AnalyzerSpec]:
+    def counted(entries: object = None) -> list[AnalyzerSpec]:
         calls.append(1)
-        return real()
+        return real(entries)  # type: ignore[arg-type]
 
     monkeypatch.setattr(registry, "discover", counted)
     req = Request(
@@ -40,7 +41,7 @@ def test_a_chosen_set_of_analyzers_is_run_without_a_lookup(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     chosen = [s for s in registry.discover() if "SLIM002" in s.codes]
-    monkeypatch.setattr(registry, "discover", lambda: pytest.fail("looked up"))
+    monkeypatch.setattr(registry, "discover", lambda *_: pytest.fail("looked up"))
     s = Session(Request(graphs=(EXPORTS / "bazel" / "cquery.jsonproto.json",), use_cache=False))
     s.specs = chosen
     assert s.analyzer_specs() == chosen

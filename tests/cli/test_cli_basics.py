@@ -183,3 +183,51 @@ def test_output_past_a_pipe_buffer_is_complete_when_the_process_ends(tmp_path: P
     code, out, err = run(*args, "-o", str(dot))
     assert (code, out, err) == (0, "", "")
     assert dot.read_text() == expected.output
+
+
+_LOADED = (
+    "import sys; from slim.cli.main import main\n"
+    "try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+    "mods = ('slim_analyzers.python.analyzer', 'slim_analyzers.native.analyzer',"
+    " 'slim_analyzers.gpu.analyzer', 'slim.model.native', 'slim.model.linkage')\n"
+    "print('loaded:' + ','.join(m for m in mods if m in sys.modules), file=sys.stderr)"
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "loaded"),
+    [
+        ([], ""),
+        (["--trace", "TRACE"], "slim_analyzers.python.analyzer"),
+    ],
+)
+def test_a_report_loads_only_the_detectors_its_evidence_feeds(
+    tmp_path: Path, extra: list[str], loaded: str
+) -> None:
+    """Rules, codes and missing-evidence hints come from each family's light modules; a
+    detector and the models it reads are imported only for a root with its evidence."""
+    trace = tmp_path / "trace.txt"
+    trace.write_text(
+        "import time: self [us] | cumulative | imported package\n"
+        "import time:       100 |        100 | json\n"
+    )
+    args = [
+        "report",
+        "//py:tool",
+        "--graph",
+        str(CQUERY),
+        "--format",
+        "json",
+        "--no-cache",
+        "-o",
+        str(tmp_path / "out.json"),
+    ]
+    args += [str(trace) if a == "TRACE" else a for a in extra]
+    code = _LOADED.format(args=args)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert proc.stderr.strip().splitlines()[-1] == f"loaded:{loaded}"
+    report = json.loads((tmp_path / "out.json").read_text())
+    missing = {f["message"].split(" ")[0] for f in report["findings"] if f["code"] == "SLIM900"}
+    assert ("SLIM001/SLIM901/SLIM902/SLIM903" in missing) is not loaded

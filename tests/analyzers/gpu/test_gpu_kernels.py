@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from slim_analyzers.gpu import SPEC, GpuKernels
+from slim_analyzers.gpu import SPEC
 from slim_analyzers.gpu._attribution import attribute, cpu_only, cpu_variant, entry_edges
 from slim_analyzers.gpu._details import ArchsDetails, KernelsDetails
+from slim_analyzers.gpu.analyzer import GpuKernels
 
 from slim.analysis.engine import analyze, same_evidence
 from slim.ingest import load_evidence

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from slim_analyzers.native import SPEC, NativeSymbolsAnalyzer
+from slim_analyzers.native import SPEC
+from slim_analyzers.native.analyzer import NativeSymbolsAnalyzer
 
 from slim.ingest.binary import elf
 from slim.ingest.compile import depfile

@@ -1,0 +1,30 @@
+"""The native family's rules: codes, names and help, importable without the detectors."""
+
+from __future__ import annotations
+
+from slim.model.findings import Rule
+
+UNREFERENCED = Rule(
+    code="SLIM002",
+    name="unreferenced-native-dep",
+    summary="A native library dep contributes no linked code and no referenced symbol.",
+    help=(
+        "The linker map of the binary shows no member of the library's archive extracted, "
+        "no section of it kept after --gc-sections, and (with --cref) no other input "
+        "referencing a symbol it defines. Registration libraries (alwayslink, "
+        "--whole-archive), static constructors and weak symbols are never proposed for "
+        "removal. Link with -Wl,-Map=app.map,--cref,--gc-sections and pass the library "
+        "archives with --binary for a certain verdict."
+    ),
+)
+
+UNUSED_SHARED = Rule(
+    code="SLIM004",
+    name="unused-shared-lib",
+    summary="A DT_NEEDED shared library provides no symbol the binary uses.",
+    help=(
+        "Pass the binary and its shared libraries with --binary. A library from which "
+        "neither the binary nor another needed library resolves a symbol can be dropped "
+        "(or linked with -Wl,--as-needed)."
+    ),
+)
