@@ -96,10 +96,7 @@ def evidence_status(graph: BuildGraph, roots: Sequence[RootInput]) -> list[Evide
 
 
 def _given(r: RootInput) -> set[str]:
-    kinds = {i.evidence for i in r.facts.inputs}
-    if r.options.workspace is not None:
-        kinds.add("source")
-    return kinds
+    return r.facts.kinds_given(workspace=r.options.workspace is not None)
 
 
 def _missing(spec: AnalyzerSpec, root: str) -> Finding:

@@ -299,7 +299,8 @@ DRAW_SUFFIXES = ("svg", "png", "dot", "gv", "pdf")
 
 def draw(session: Session, target: str, out: Path | None, options: DrawOptions) -> bytes:
     """The picture of `target`'s graph for `out` (its suffix picks DOT, SVG, PNG or PDF;
-    None: DOT); findings' edges are marked when evidence was given."""
+    None: DOT); findings' edges are marked when some analyzer runs on the evidence given
+    (with the graph alone, none does: no report is made)."""
     suffix = out.suffix.lower().lstrip(".") if out is not None else "dot"
     if suffix not in DRAW_SUFFIXES:
         raise UsageError(f"-o {out}: expected a .svg, .png, .pdf or .dot file")
@@ -307,7 +308,7 @@ def draw(session: Session, target: str, out: Path | None, options: DrawOptions) 
     dead: list[tuple[str, str]] = []
     kept: list[tuple[str, str, str]] = []
     label = session.graph.labels[root]
-    if session.facts_for(label).inputs or session.options_for(label).workspace:
+    if session.analyzes(label):
         rep = session.report([root])
         dead = [(f.target, f.dep) for f in rep.findings if f.removable and f.dep]
         kept = [(f.target, f.dep, f.verdict) for f in rep.findings if not f.removable and f.dep]

@@ -436,6 +436,16 @@ class Session:
 
         return keeps_from_config(self.config.raw, self.config.path)
 
+    def analyzes(self, label: str) -> bool:
+        """Whether a report of `label` can say more than which evidence is missing: an
+        analyzer runs on the evidence given (one that needs none always does), or a
+        configured keep could be reported stale."""
+        given = self.facts_for(label).kinds_given(
+            workspace=self.options_for(label).workspace is not None
+        )
+        specs = self.analyzer_specs()
+        return any(not s.requires or s.requires & given for s in specs) or bool(self.keeps())
+
     def analysis(self, ids: Sequence[int]) -> Analysis:
         """Findings for `ids` (each root on its own evidence), suppressions applied."""
         if not self._checked:

@@ -71,5 +71,12 @@ class Facts:
         """Every fact, in the order of their types' first addition."""
         return [f for items in self._by_type.values() for f in items]
 
+    def kinds_given(self, *, workspace: bool = False) -> set[str]:
+        """The evidence kinds of the inputs, and `source` when a workspace is read."""
+        kinds = {i.evidence for i in self.inputs}
+        if workspace:
+            kinds.add("source")
+        return kinds
+
     def given(self, evidence: str) -> list[InputFile]:
         return [i for i in self.inputs if i.evidence == evidence]

@@ -144,3 +144,43 @@ def test_kept_and_dead_edges_are_marked_and_reduction_is_said() -> None:
     assert '"//a:a" -> "//x:x" [color=orange, style=dotted, label="runtime-unused"];' in dot
     assert "transitive reduction hid 1 direct edges" in dot
     assert '"//a:a" -> "//y:y"' not in dot
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _draw_loading(args: list[str], cwd: Path) -> tuple[str, bool]:
+    """The DOT text of `slim graph ARGS`, and whether it loaded the analysis engine."""
+    code = (
+        "import sys; from slim.cli.main import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('slim.analysis.engine' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    return proc.stdout, proc.stderr.strip().splitlines()[-1] == "True"
+
+
+def test_a_graph_alone_is_drawn_without_a_report(tmp_path: Path) -> None:
+    """No analyzer runs on a graph alone, so no report is made to mark edges."""
+    dot, engine = _draw_loading(
+        ["graph", "//py:tool", "--graph", str(CQUERY), "--no-cache"], tmp_path
+    )
+    assert '"//py:tool"' in dot
+    assert "color=red" not in dot
+    assert not engine
+
+
+def test_a_configured_keep_or_given_evidence_still_marks_edges(tmp_path: Path) -> None:
+    dot, engine = _draw_loading(["graph", "//serving:cpu_server", "--no-cache"], REPO)
+    assert engine
+    assert '"//serving:cpu_server" -> "//native/legacy_io:legacy_io" [color=red' in dot
+    (tmp_path / "slim.toml").write_text(
+        '[[keep]]\ntarget = "//py:tool"\ndep = "//py:mypkg"\nreason = "plugin"\n'
+    )
+    dot, engine = _draw_loading(
+        ["graph", "//py:tool", "--graph", str(CQUERY), "--no-cache"], tmp_path
+    )
+    assert engine
+    assert '"//py:tool" -> "//py:mypkg" [color=orange, style=dotted, label="stale"]' in dot
