@@ -109,7 +109,10 @@ class Session:
             from slim.infra.cache import cache_dir
             from slim.infra.plugins import cached_entry_points
 
-            self._registered = discover(cached_entry_points(GROUP, cache_dir(), registered))
+            if self.request.use_cache:
+                self._registered = discover(cached_entry_points(GROUP, cache_dir(), registered))
+            else:
+                self._registered = discover()
         return self._registered
 
     def rule_codes(self) -> list[str]:

@@ -46,3 +46,16 @@ def test_a_chosen_set_of_analyzers_is_run_without_a_lookup(
     s.specs = chosen
     assert s.analyzer_specs() == chosen
     assert "SLIM001" not in s.rule_codes()
+
+
+def test_no_cache_neither_reads_nor_writes_remembered_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SLIM_CACHE_DIR", str(tmp_path))
+    graphs = (EXPORTS / "bazel" / "cquery.jsonproto.json",)
+    off = Session(Request(graphs=graphs, use_cache=False), config=Config())
+    assert "SLIM002" in off.rule_codes()
+    assert not (tmp_path / "entry-points").exists()
+    on = Session(Request(graphs=graphs), config=Config())
+    assert on.rule_codes() == off.rule_codes()
+    assert (tmp_path / "entry-points" / "slim.analyzers.json").is_file()
