@@ -164,7 +164,8 @@ _FORKED: list[tuple[mmap.mmap, Members, str]] = []  # what a forked worker inher
 
 
 def _read_range(lo: int, hi: int) -> tuple[GraphBuilder, list[object], bool, int] | None:
-    """Members [lo, hi) into a fresh builder (a worker's half); None: not usable."""
+    """Members [lo, hi) into a fresh builder (a worker's half, sent without its label
+    index: the parent only merges it); None: not usable."""
     mm, members, name = _FORKED[0]
     b = GraphBuilder()
     reader = _Reader(name, members.line)
@@ -173,8 +174,7 @@ def _read_range(lo: int, hi: int) -> tuple[GraphBuilder, list[object], bool, int
             reader.member(b, *_decode(mm, members, i))
     except (_NotMembersError, InputError):
         return None
-    b.flush()
-    return b, reader.labels, reader.nodes_only, reader.n
+    return b.as_part(), reader.labels, reader.nodes_only, reader.n
 
 
 def _child(args: tuple[int, int]) -> tuple[GraphBuilder, list[object], bool, int] | None:
