@@ -434,12 +434,12 @@ def _clean_stale(d: Path, key: str) -> None:
     for tmp in d.glob(".tmp-*"):
         _, _, rest = tmp.name.partition("-")
         tkey, _, pid = rest.rpartition("-")
-        if tkey == key or (pid.isdigit() and not _pid_alive(int(pid))):
+        if tkey == key or (pid.isdecimal() and not _pid_alive(int(pid))):
             with contextlib.suppress(OSError):
                 shutil.rmtree(tmp) if tmp.is_dir() else tmp.unlink()
     for old in d.glob(".*.tmp"):  # format 2 (npz) temporaries
         pid = old.name.rsplit(".", 2)[-2]
-        if pid.isdigit() and not _pid_alive(int(pid)):
+        if pid.isdecimal() and not _pid_alive(int(pid)):
             with contextlib.suppress(OSError):
                 old.unlink()
 

@@ -127,8 +127,8 @@ class Location:
 def split_location(text: str) -> tuple[str, int | None]:
     """(path, line) of `lib/BUILD:7:11`, `C:/x/BUILD:7` or `lib/BUILD` (line None)."""
     parts = text.rsplit(":", 2)
-    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+    if len(parts) == 3 and parts[1].isdecimal() and parts[2].isdecimal():
         return parts[0], int(parts[1])
-    if len(parts) >= 2 and parts[-1].isdigit():
+    if len(parts) >= 2 and parts[-1].isdecimal():
         return text.rsplit(":", 1)[0], int(parts[-1])
     return text, None

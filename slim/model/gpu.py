@@ -56,7 +56,7 @@ def parse_arch(text: str) -> int | None:
             break
     digits = ""
     for ch in t:
-        if not ch.isdigit():
+        if not ch.isdecimal():
             break
         digits += ch
     return int(digits) if digits else None

@@ -344,6 +344,56 @@ class GraphBuilder:
             self._attrs.setdefault(i, {}).update(attrs)
         return i
 
+    def add_rule_row(
+        self,
+        label: str,
+        kind: str,
+        srcs: Sequence[str],
+        location: str | None,
+        groups: Sequence[tuple[Sequence[str], EdgeKind]],
+        package: str,
+        *,
+        tags: Sequence[str] = (),
+        attrs: dict[str, AttrValue] | None = None,
+    ) -> int:
+        """`add_target`, `set_location_text` (when `location`) and `add_label_groups` of one
+        rule in one call: a streamed export has a million, and three calls each cost a
+        fifth of its parse."""
+        ids = self._ids
+        i = ids.get(label)
+        if i is None:
+            i = ids[label] = len(self._labels)
+            self._labels.append(label)
+            self._kinds.append(self._texts.setdefault(kind, kind) if kind else "")
+        elif kind and not self._kinds[i]:
+            self._kinds[i] = self._texts.setdefault(kind, kind)
+        if self.described is not None and kind:
+            self.described.add(i)
+        if srcs:
+            self._add_srcs(i, tuple(srcs))
+        if tags:
+            self._tags[i] = tuple(tags)
+        if attrs:
+            self._attrs.setdefault(i, {}).update(attrs)
+        if location:
+            parts = location.rsplit(":", 2)
+            if (
+                len(parts) == 3
+                and len(parts[1]) < 10
+                and parts[1].isdecimal()
+                and parts[2].isdecimal()
+            ):
+                self._located(i, parts[0], int(parts[1]))  # `lib/BUILD:7:11`, Bazel's form
+            else:
+                self.set_location_text(i, location)
+        pending, queued = self._pending_labels, self._pending
+        for labels, edge_kind in groups:
+            pending.extend(labels)
+            queued.append((i, len(labels), edge_kind, package))
+        if len(pending) >= 1 << 16:
+            self.flush()
+        return i
+
     def _add_srcs(self, i: int, srcs: tuple[str, ...]) -> None:
         """A target's sources as every export lists them (a CMake reply's headers and a
         ninja graph's compiled sources): a later export adds, never replaces (`build`

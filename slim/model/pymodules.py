@@ -201,7 +201,7 @@ def parse_record(text: str) -> list[tuple[str, int | None]]:
         if not row or not row[0]:
             continue
         size = row[2] if len(row) > 2 else ""
-        out.append((row[0], int(size) if size.isdigit() else None))
+        out.append((row[0], int(size) if size.isdecimal() else None))
     return out
 
 

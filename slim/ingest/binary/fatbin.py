@@ -732,12 +732,12 @@ def iter_archive(buf: bytes | mmap.mmap | memoryview, path: str) -> Iterator[tup
             longnames = bytes(buf[data : data + size])
             name = ""
         elif raw.startswith("#1/"):
-            n = int(raw[3:]) if raw[3:].isdigit() else 0
+            n = int(raw[3:]) if raw[3:].isdecimal() else 0
             name = bytes(buf[data : data + n]).rstrip(b"\0").decode("utf-8", "replace")
             skip = n
             if name.startswith("__.SYMDEF"):
                 name = ""
-        elif raw.startswith("/") and raw[1:].isdigit():
+        elif raw.startswith("/") and raw[1:].isdecimal():
             at = int(raw[1:])
             stop = longnames.find(b"/\n", at)
             name = longnames[at : stop if stop >= 0 else len(longnames)].decode("utf-8", "replace")

@@ -38,32 +38,32 @@ _EDGE_TYPES = LABEL_TYPES | {"SELECTOR_LIST"}
 _KEPT_SCALARS = KEPT_BOOLEANS | KEPT_STRINGS
 
 
-class SelectorEntry(msgspec.Struct, rename="camel"):
+class SelectorEntry(msgspec.Struct, rename="camel", gc=False):
     label: str | None = None
     string_value: str | None = None
     string_list_value: list[str] = []
 
 
-class SelectorElement(msgspec.Struct, rename="camel"):
+class SelectorElement(msgspec.Struct, rename="camel", gc=False):
     entries: list[SelectorEntry] = []
 
 
-class SelectorList(msgspec.Struct, rename="camel"):
+class SelectorList(msgspec.Struct, rename="camel", gc=False):
     type: str = ""
     elements: list[SelectorElement] = []
 
 
-class LabelListDictEntry(msgspec.Struct, rename="camel"):
+class LabelListDictEntry(msgspec.Struct, rename="camel", gc=False):
     key: str = ""
     value: list[str] = []
 
 
-class StringKeyedEntry(msgspec.Struct, rename="camel"):
+class StringKeyedEntry(msgspec.Struct, rename="camel", gc=False):
     key: str = ""
     value: str = ""
 
 
-class Attribute(msgspec.Struct, rename="camel"):
+class Attribute(msgspec.Struct, rename="camel", gc=False):
     """One attribute; an absent value is None, not an empty list (a rule has dozens of
     attributes, most without a value: a fresh empty list each costs 40% of the decode)."""
 
@@ -79,7 +79,7 @@ class Attribute(msgspec.Struct, rename="camel"):
     label_keyed_string_dict_value: list[StringKeyedEntry] | None = None
 
 
-class Rule(msgspec.Struct, rename="camel"):
+class Rule(msgspec.Struct, rename="camel", gc=False):
     name: str
     rule_class: str = ""
     location: str | None = None
@@ -87,37 +87,37 @@ class Rule(msgspec.Struct, rename="camel"):
     rule_input: list[str] = []
 
 
-class SourceFile(msgspec.Struct, rename="camel"):
+class SourceFile(msgspec.Struct, rename="camel", gc=False):
     name: str
     location: str | None = None
 
 
-class GeneratedFile(msgspec.Struct, rename="camel"):
+class GeneratedFile(msgspec.Struct, rename="camel", gc=False):
     name: str
     generating_rule: str | None = None
     location: str | None = None
 
 
-class Target(msgspec.Struct, rename="camel"):
+class Target(msgspec.Struct, rename="camel", gc=False):
     type: str = ""
     rule: Rule | None = None
     source_file: SourceFile | None = None
     generated_file: GeneratedFile | None = None
 
 
-class Configuration(msgspec.Struct, rename="camel"):
+class Configuration(msgspec.Struct, rename="camel", gc=False):
     checksum: str | None = None
     id: int | None = None
     mnemonic: str | None = None
 
 
-class ConfiguredTarget(msgspec.Struct, rename="camel"):
+class ConfiguredTarget(msgspec.Struct, rename="camel", gc=False):
     target: Target
     configuration: Configuration | None = None
     configuration_id: int | None = None
 
 
-class CqueryResult(msgspec.Struct, rename="camel"):
+class CqueryResult(msgspec.Struct, rename="camel", gc=False):
     results: list[ConfiguredTarget] = []
     configurations: list[Configuration] = []
 
@@ -271,8 +271,11 @@ def implicit_rest(
     if not edges:
         edges.append((rule_input, EdgeKind.IMPLICIT if has_attributes else EdgeKind.UNTYPED))
         return
-    rest = set(rule_input).difference(*(labels for labels, _ in edges))
-    rest.difference_update(srcs)
+    rest = set(rule_input)
+    for labels, _ in edges:
+        rest.difference_update(labels)
+    if rest and srcs:
+        rest.difference_update(srcs)
     if rest:
         edges.append((sorted(rest), EdgeKind.IMPLICIT))
 
@@ -352,12 +355,10 @@ _USED_NAMES: dict[str, bool] = {}
 
 def _name_used(name: str) -> bool:
     """Whether an attribute of this name can matter for some type (most never do: name,
-    visibility, generator_*, ...), remembered per name."""
-    used = _USED_NAMES.get(name)
-    if used is None:
-        used = _USED_NAMES[name] = attribute_matters(name, "LABEL") or attribute_matters(
-            name, "STRING"
-        )
+    visibility, generator_*, ...), remembered per name; a used name's edge kind is then
+    in `_KINDS`."""
+    used = _USED_NAMES[name] = attribute_matters(name, "LABEL") or attribute_matters(name, "STRING")
+    _kind(name)
     return used
 
 
@@ -366,59 +367,61 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     inline: label-list attributes and attributes without a value (most of them) are read
     here, any other attribute by the same `_RuleParts` methods. Same builder calls, in the
     same order (checked against `add_rule` by the tests)."""
-    label = normalize_label(r.name)
+    label = r.name
+    if label[:2] != "//" or ":" not in label or label[-1:] == "]":
+        label = normalize_label(label)
     pkg = label[: label.rfind(":")]
     rule_input = r.rule_input
     edges: list[tuple[list[str], EdgeKind]] = []
     srcs: list[str] = []
     parts: _RuleParts | None = None
-    used = _USED_NAMES
+    used, kinds = _USED_NAMES, _KINDS
     for a in r.attribute:
-        if not used.get(a.name) and not _name_used(a.name):
+        name = a.name
+        u = used.get(name)
+        if not (u or (u is None and _name_used(name))):
             continue
         labels = a.string_list_value
-        if labels and a.type == "LABEL_LIST":
-            kind = _kind(a.name)
-            if kind is None:
-                continue
-            if parts is not None:
-                parts.edge(labels, kind)
-            elif kind is _IMPLICIT and rule_input:
-                parts = _RuleParts(pkg, rule_input, edges, srcs)
-                parts.edge(labels, kind)
+        if labels:
+            if a.type == "LABEL_LIST":
+                kind = kinds[name]
+                if kind is None:
+                    continue
+                if parts is not None:
+                    parts.edge(labels, kind)
+                elif kind is _IMPLICIT and rule_input:
+                    parts = _RuleParts(pkg, rule_input, edges, srcs)
+                    parts.edge(labels, kind)
+                else:
+                    if kind is _SRCS:
+                        srcs.extend([normalize_label(x, pkg) for x in labels])
+                    edges.append((labels, kind))
             else:
-                if kind is _SRCS:
-                    srcs.extend([normalize_label(x, pkg) for x in labels])
-                edges.append((labels, kind))
-        elif labels:
-            parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
-            parts.listed(a)
-        elif a.boolean_value is False and a.type == "BOOLEAN" and a.name in KEPT_BOOLEANS:
-            continue  # `valued` keeps only a true one
+                parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
+                parts.listed(a)
         elif (
             a.string_value is None
             and a.boolean_value is None
             and a.int_value is None
             and a.selector_list is None
-            and not (
-                a.label_list_dict_value
-                or a.label_dict_unary_value
-                or a.label_keyed_string_dict_value
-            )
+            and not a.label_list_dict_value
+            and not a.label_dict_unary_value
+            and not a.label_keyed_string_dict_value
         ):
-            continue
-        elif (a.type in _EDGE_TYPES or a.name in _KEPT_SCALARS) and _has_value(a):
+            continue  # no value: nothing to read (most of Bazel's attributes)
+        elif a.boolean_value is False and a.type == "BOOLEAN" and name in KEPT_BOOLEANS:
+            continue  # `valued` keeps only a true one
+        elif (a.type in _EDGE_TYPES or name in _KEPT_SCALARS) and _has_value(a):
             parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
             parts.valued(a)
     if parts is None:
         implicit_rest(edges, srcs, rule_input, bool(r.attribute))
-        i = b.add_target(label, r.rule_class, srcs=srcs)
+        b.add_rule_row(label, r.rule_class, srcs, r.location, edges, pkg)
     else:
         parts.implicit_rest(bool(r.attribute))
-        i = b.add_target(label, r.rule_class, srcs=srcs, tags=parts.tags, attrs=parts.attrs)
-    if r.location:
-        b.set_location_text(i, r.location)
-    b.add_label_groups(i, edges, pkg)
+        b.add_rule_row(
+            label, r.rule_class, srcs, r.location, edges, pkg, tags=parts.tags, attrs=parts.attrs
+        )
 
 
 _TARGET = msgspec.json.Decoder(Target)
@@ -447,6 +450,11 @@ def streamed_lines(
             ) from None
         if t.rule is not None:
             _streamed_rule(b, t.rule)
+        elif t.source_file is not None:
+            file = t.source_file.name
+            if file[:2] != "//" or ":" not in file or file[-1:] == "]":
+                file = normalize_label(file)
+            b.add_file(file)
         else:
             add_target(b, t)
 

@@ -208,3 +208,16 @@ def test_arbitrary_bytes_never_crash(data: bytes) -> None:
         bazel_jsonproto.load_cquery,
     ):
         assert loads_or_refuses(loader, path)
+
+
+def test_a_location_with_a_superscript_digit_is_no_line_number(tmp_path: Path) -> None:
+    """`²` is a digit to `str.isdigit` but not to `int`: it is no line number (the last
+    field is, as in `C:/x/BUILD:7`), instead of a traceback."""
+    from slim.ingest import load_graph
+
+    path = tmp_path / "g.ndjson"
+    rule = {"name": "//a:a", "ruleClass": "cc_library", "location": "a/BUILD:²:1"}
+    path.write_text(json.dumps({"type": "RULE", "rule": rule}) + "\n")
+    g = load_graph([path])
+    loc = g.locations[g.labels.index("//a:a")]
+    assert (loc.path, loc.line) == ("a/BUILD:²", 1)

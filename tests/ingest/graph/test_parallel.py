@@ -198,3 +198,61 @@ def test_a_worker_part_travels_without_its_index_and_merges() -> None:
     into = GraphBuilder()
     into.merge(part)
     assert graph_to_canonical(into.build()) == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab\n", max_size=40), max_size=30), st.integers(2, 4))
+def test_the_plan_reads_every_line_once_parent_first(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[str], workers: int
+) -> None:
+    """The parent's range, then the workers' pieces, in file order and without gaps."""
+    path = tmp_path_factory.mktemp("p") / "f.txt"
+    data = "".join(pieces).encode()
+    path.write_bytes(data)
+    mine, theirs = _parallel.plan_ranges(path, workers)
+    ranges = [mine, *theirs]
+    assert mine[0] == 0
+    assert all(a < b for a, b in ranges[1:])
+    assert [b for _, b in ranges[:-1]] == [a for a, _ in ranges[1:]]
+    assert ranges[-1][1] == len(data)
+    assert len(theirs) <= (workers - 1) * _parallel.PIECES
+    got: list[bytes] = []
+    for a, b in ranges:
+        for _, lines in iter_range_batches(path, a, b):
+            got.extend(map(bytes, lines))
+    expected = data.split(b"\n")
+    if expected and expected[-1] == b"":
+        expected.pop()
+    assert got == expected
+
+
+def test_the_parent_reads_less_than_an_even_share(tmp_path: Path) -> None:
+    """It also merges every piece; each worker's share comes back in `PIECES` parts."""
+    path = tmp_path / "edges.txt"
+    _write(path, 50_000)
+    size = path.stat().st_size
+    mine, theirs = _parallel.plan_ranges(path, 2)
+    assert size * 0.4 < mine[1] < size / 2
+    assert len(theirs) == _parallel.PIECES
+
+
+def test_worker_parts_travel_as_files_that_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts come back through files in a private scratch folder, gone afterwards, also
+    when a later piece has a bad line."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(_parallel, "_scratch_dir", lambda: str(scratch))
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    monkeypatch.setenv("SLIM_WORKERS", "2")
+    path = tmp_path / "edges.txt"
+    _write(path, 20_000)
+    b = GraphBuilder()
+    load_lines(path, b, _handler)
+    assert len(b.build().edge_src) == 20_000
+    assert list(scratch.iterdir()) == []
+    _write(path, 20_000, bad_at=19_990)
+    with pytest.raises(InputError, match=":19990: expected two labels"):
+        load_lines(path, GraphBuilder(), _handler)
+    assert list(scratch.iterdir()) == []
