@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
-from slim.model.graph import Location
+from slim.model.graph import Location, stable_argsort
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -28,7 +28,7 @@ def ordered(values: Mapping[int, _V]) -> tuple[NDArray[np.int64], list[_V]]:
     ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
     items = list(values.values())
     if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
-        order = np.argsort(ids, kind="stable")
+        order = stable_argsort(ids)
         ids = ids[order]
         items = [items[k] for k in order.tolist()]
     return ids, items
@@ -398,7 +398,7 @@ class LabelColumn(TextColumn):
         data, parts = _packed_texts(texts)
         out = TextColumn._columns(data, parts)
         hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
-        order = np.argsort(hashes, kind="stable").astype(np.int32)
+        order = stable_argsort(hashes).astype(np.int32)
         return {**out, "hashes": hashes[order], "order": order}
 
     def find(self, label: str) -> int | None:

@@ -5,7 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, EdgeKind, GraphBuilder, Location
+from slim.model.graph import (
+    BUILD_KINDS,
+    CODE_KINDS,
+    BuildGraph,
+    EdgeKind,
+    GraphBuilder,
+    Location,
+    stable_argsort,
+)
 from slim.model.labels import normalize_label
 
 
@@ -265,3 +273,24 @@ def test_sources_of_every_call_are_kept_in_order_serial_or_merged(
     for b in (serial, first):
         g = b.build()
         assert {g.labels[i]: v for i, v in g.srcs.items()} == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["int8", "int32", "int64", "uint32", "uint64"]),
+    st.lists(st.integers(-(2**40), 2**40), max_size=300),
+)
+def test_stable_argsort_is_numpys(dtype: str, values: list[int]) -> None:
+    """The (value, position) key sort gives numpy's stable order, ties in input order;
+    values outside 32 bits take numpy's own sort."""
+    info = np.iinfo(dtype)
+    a = np.array([min(max(v, info.min), info.max) for v in values], dtype=dtype)
+    got = stable_argsort(a)
+    assert got.dtype == np.int64
+    assert got.tolist() == np.argsort(a, kind="stable").tolist()
+
+
+def test_stable_argsort_keeps_ties_in_order_on_many_values() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 50, 100_000).astype(np.int32)
+    assert stable_argsort(a).tolist() == np.argsort(a, kind="stable").tolist()
