@@ -99,6 +99,19 @@ class Edge:
 #: What joins a builder's strings into one: the columns' separator (`columns.SEP`), so
 #: joined sources become a `StringsColumn` blob as they are.
 _SEP = "\0"
+#: What a builder keeps when it hands its contents over in `take_part`.
+_KEPT_BY_TAKE = frozenset(
+    {"_ids", "_aliases", "_labels", "_kinds", "_paths", "_path_ids", "_texts", "_sent", "described"}
+)
+
+
+@dataclass(frozen=True)
+class PartIds:
+    """The ids a receiving builder gave to the labels and paths of the parts it merged
+    from one sending builder (see `GraphBuilder.take_part`)."""
+
+    labels: NDArray[np.int64]
+    paths: NDArray[np.int32]
 
 
 class _NoIndex(dict[str, int]):
@@ -168,6 +181,12 @@ class GraphBuilder:
     described: set[int] | None = None
     """When a set: the targets `add_target` describes (what one export describes)."""
     _texts: dict[str, str] = field(default_factory=dict)
+    _sent: tuple[int, int] = (0, 0)
+    """(labels, paths) sent by earlier `take_part` calls: a part's ids start there."""
+    _late_kinds: list[int] = field(default_factory=list)
+    """Ids below `_sent[0]` that got their rule kind since the last `take_part`."""
+    _sent_kinds: dict[int, str] = field(default_factory=dict)
+    """In a part: the kinds its builder gave to labels of earlier parts."""
 
     def __len__(self) -> int:
         return len(self._labels)
@@ -200,6 +219,30 @@ class GraphBuilder:
         self.flush()
         self.__dict__["_part"] = True
         return self
+
+    def take_part(self) -> GraphBuilder:
+        """What this builder gained since its last `take_part`, as a part (see `as_part`):
+        the labels and paths it added, kinds it gave to labels sent before, and every
+        target, edge and location, which this builder then forgets (it keeps its labels,
+        so the next part names a label seen before by its id). A worker reading several
+        pieces of a file sends one after each; `merge` maps the ids of earlier parts
+        through the `PartIds` it returned for them."""
+        self.flush()
+        sent_labels, sent_paths = self._sent
+        part = GraphBuilder()
+        state = {k: v for k, v in self.__dict__.items() if k not in _KEPT_BY_TAKE}
+        fresh = GraphBuilder().__dict__
+        self.__dict__.update({k: fresh[k] for k in state})
+        part.__dict__.update(state)
+        part._labels = self._labels[sent_labels:]
+        part._kinds = self._kinds[sent_labels:]
+        part._paths = self._paths[sent_paths:]
+        part._sent = self._sent
+        late: list[int] = state["_late_kinds"]
+        part._sent_kinds = dict(zip(late, map(self._kinds.__getitem__, late), strict=True))
+        self._sent = (len(self._labels), len(self._paths))
+        part.__dict__["_part"] = True
+        return part
 
     def text(self, value: str) -> str:
         """One shared copy of a string many targets carry (a rule kind, a BUILD file path)."""
@@ -330,6 +373,8 @@ class GraphBuilder:
         i = self.intern(label)
         if kind and not self._kinds[i]:
             self._kinds[i] = self._texts.setdefault(kind, kind)
+            if i < self._sent[0]:
+                self._late_kinds.append(i)
         if self.described is not None and kind:
             self.described.add(i)
         if location is not None:
@@ -367,6 +412,8 @@ class GraphBuilder:
             self._kinds.append(self._texts.setdefault(kind, kind) if kind else "")
         elif kind and not self._kinds[i]:
             self._kinds[i] = self._texts.setdefault(kind, kind)
+            if i < self._sent[0]:
+                self._late_kinds.append(i)
         if self.described is not None and kind:
             self.described.add(i)
         if srcs:
@@ -516,20 +563,30 @@ class GraphBuilder:
     def lookup(self, label: str) -> int | None:
         return self._ids.get(label)
 
-    def merge(self, other: GraphBuilder) -> None:
-        """Add everything `other` (built independently, e.g. in a worker) describes."""
+    def merge(self, other: GraphBuilder, earlier: PartIds | None = None) -> PartIds:
+        """Add everything `other` (built independently, e.g. in a worker) describes. A part
+        taken after others from one builder (`take_part`) names their labels and paths by
+        its ids: `earlier` is what merging those returned; the result extends it."""
         self.flush()
         other.flush()
-        ids, known = self._intern_distinct(other._labels, other._kinds)
+        new, known = self._intern_distinct(other._labels, other._kinds)
+        new_paths = np.array([self._path_id(p) for p in other._paths], dtype=np.int32)
+        before, before_paths = other._sent
+        if before or before_paths:
+            if earlier is None or (len(earlier.labels), len(earlier.paths)) != other._sent:
+                raise ValueError("a part is merged after the parts taken before it")
+            ids = np.concatenate((earlier.labels, new))
+            pids = np.concatenate((earlier.paths, new_paths))
+        else:
+            ids, pids = new, new_paths
         ids_list: list[int] = ids.tolist()
         at = ids_list.__getitem__
         kinds, texts = self._kinds, self._texts
-        for j in known:
-            kind = other._kinds[j]
-            if kind and not kinds[ids_list[j]]:
-                kinds[ids_list[j]] = texts.setdefault(kind, kind)
+        given = [(before + j, other._kinds[j]) for j in known]
+        for k, kind in (*given, *other._sent_kinds.items()):
+            if kind and not kinds[ids_list[k]]:
+                kinds[ids_list[k]] = texts.setdefault(kind, kind)
         if other._loc_ids:
-            pids = np.array([self._path_id(p) for p in other._paths], dtype=np.int32)
             locs = ids[np.frombuffer(other._loc_ids, dtype=np.int32)].astype(np.int32)
             self._loc_ids.frombytes(locs.tobytes())
             self._loc_paths.frombytes(
@@ -569,6 +626,7 @@ class GraphBuilder:
             self._ekind.frombytes(other._ekind.tobytes())
         self.formats.extend(other.formats)
         self.notes.extend(other.notes)
+        return PartIds(ids, pids)
 
     def labels_since(self, start: int) -> list[str]:
         """Labels interned after the first `start` ones (a closure reader's next frontier)."""

@@ -14,11 +14,15 @@ import mmap
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from slim.errors import InputError
 from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC
 from slim.model.graph import GraphBuilder
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 CHUNK = 8 << 20
 BATCH_LINES = 4096
@@ -27,7 +31,7 @@ BOUNDARY_BLOCK = 1 << 20
 MIN_PARALLEL_BYTES = 48 << 20
 #: The parent's share of the file relative to an even split, and how many pieces each
 #: worker's share is cut into (see `plan_ranges`; measured on the 1M-target export).
-PARENT_SHARE = 0.9
+PARENT_SHARE = 0.93
 PIECES = 3
 
 #: batch handler: (builder, first line number of the batch, the lines, path for errors)
@@ -164,8 +168,8 @@ def count_newlines(path: Path, end: int) -> int:
     return n
 
 
-def _run_range(path: Path, start: int, end: int, handler: BatchHandler) -> GraphBuilder:
-    b = GraphBuilder()
+def _read_range(path: Path, start: int, end: int, handler: BatchHandler, b: GraphBuilder) -> None:
+    """Feed the lines of [start, end) to `handler`; an error names its absolute line."""
     try:
         for lineno, lines in iter_range_batches(path, start, end):
             handler(b, lineno, lines, str(path))
@@ -176,24 +180,40 @@ def _run_range(path: Path, start: int, end: int, handler: BatchHandler) -> Graph
             )
         raise exc from None
     b.flush()
-    return b
 
 
-def _child(args: tuple[Path, int, int, BatchHandler, str]) -> str:
-    """Read one piece in a worker; its part goes back as a file in `args[4]`, not through
-    the pool's pipe: the parent's result thread would read a pipe 64 KiB at a time, each
-    read waiting for the GIL its main thread holds while parsing (a 20 MB part took
-    seconds)."""
+def _worker(
+    path: Path,
+    pieces: Sequence[tuple[int, int]],
+    handler: BatchHandler,
+    scratch: str,
+    conn: Connection,
+) -> None:
+    """Read `pieces` in order into one builder, sending what each added as a part.
+
+    A part goes back as a file in `scratch`, its name through `conn`: the parent's
+    reading of a pipe 64 KiB at a time would wait for the GIL its main thread holds
+    while parsing (a 20 MB part took seconds). One builder for all pieces: a later part
+    names a label already sent by its id, so the parent looks up each label once."""
     import gc
     import pickle
 
     gc.disable()
-    path, start, end, handler, scratch = args
-    part = _run_range(path, start, end, handler).as_part()
-    out = os.path.join(scratch, f"{start}.part")
-    with open(out, "wb") as f:
-        pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
-    return out
+    b = GraphBuilder()
+    try:
+        for start, end in pieces:
+            _read_range(path, start, end, handler, b)
+            out = os.path.join(scratch, f"{start}.part")
+            with open(out, "wb") as f:
+                pickle.dump(b.take_part(), f, protocol=pickle.HIGHEST_PROTOCOL)
+            conn.send(out)
+    except Exception as exc:  # noqa: BLE001 - the parent raises it, as for its own range
+        try:
+            conn.send(exc)
+        except Exception:  # noqa: BLE001 - not picklable: its description
+            conn.send(RuntimeError(f"a parsing worker failed: {exc!r}"))
+    finally:
+        conn.close()
 
 
 def _received(name: str) -> GraphBuilder:
@@ -238,23 +258,67 @@ def load_lines(path: Path, builder: GraphBuilder, handler: BatchHandler) -> None
         for lineno, lines in iter_range_batches(path, 0, path.stat().st_size):
             handler(builder, lineno, lines, str(path))
         return
-    import multiprocessing
-
     mine, theirs = plan_ranges(path, workers)
     if not theirs:
         for lineno, lines in iter_range_batches(path, *mine):
             handler(builder, lineno, lines, str(path))
         return
+    _in_parallel(path, builder, handler, mine, _groups(theirs, workers - 1))
+
+
+def _groups(pieces: list[tuple[int, int]], n: int) -> list[list[tuple[int, int]]]:
+    """`pieces` in `n` runs of consecutive pieces (as even as can be), none empty."""
+    n = min(n, len(pieces))
+    cuts = [len(pieces) * k // n for k in range(n + 1)]
+    return [pieces[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def _in_parallel(
+    path: Path,
+    builder: GraphBuilder,
+    handler: BatchHandler,
+    mine: tuple[int, int],
+    groups: list[list[tuple[int, int]]],
+) -> None:
+    """Read `mine` here while one worker per group reads its pieces; merge every part in
+    file order, each as it arrives (the later pieces are still being read)."""
+    import multiprocessing
     import tempfile
 
     ctx = multiprocessing.get_context("fork")
-    with (
-        tempfile.TemporaryDirectory(prefix="slim-parts-", dir=_scratch_dir()) as scratch,
-        ctx.Pool(min(workers - 1, len(theirs))) as pool,
-    ):
-        parts = pool.imap(_child, [(path, a, b, handler, scratch) for a, b in theirs])
-        for lineno, lines in iter_range_batches(path, *mine):
-            handler(builder, lineno, lines, str(path))
-        # In file order, each as it arrives: the later pieces are still being read.
-        for name in parts:
-            builder.merge(_received(name))
+    workers: list[tuple[BaseProcess, Connection, int]] = []
+    with tempfile.TemporaryDirectory(prefix="slim-parts-", dir=_scratch_dir()) as scratch:
+        try:
+            for group in groups:
+                receive, send = ctx.Pipe(duplex=False)
+                proc: BaseProcess = ctx.Process(
+                    target=_worker, args=(path, group, handler, scratch, send), daemon=True
+                )
+                proc.start()
+                send.close()
+                workers.append((proc, receive, len(group)))
+            for lineno, lines in iter_range_batches(path, *mine):
+                handler(builder, lineno, lines, str(path))
+            for proc, receive, n in workers:
+                earlier = None
+                for _ in range(n):
+                    earlier = builder.merge(_received(_message(receive)), earlier)
+                proc.join()
+        finally:
+            for proc, receive, _ in workers:
+                if proc.is_alive():
+                    proc.terminate()
+                proc.join()
+                receive.close()
+
+
+def _message(conn: Connection) -> str:
+    """A part's file name from a worker, or the error it ended with, raised here."""
+    try:
+        msg = conn.recv()
+    except EOFError:
+        raise RuntimeError("a parsing worker ended without sending its part") from None
+    if isinstance(msg, BaseException):
+        raise msg
+    assert isinstance(msg, str)
+    return msg

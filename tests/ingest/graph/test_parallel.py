@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -256,3 +258,66 @@ def test_worker_parts_travel_as_files_that_are_removed(
     with pytest.raises(InputError, match=":19990: expected two labels"):
         load_lines(path, GraphBuilder(), _handler)
     assert list(scratch.iterdir()) == []
+
+
+def test_parts_taken_piece_by_piece_merge_into_the_serial_graph() -> None:
+    """One builder reads three pieces and sends what each added (`take_part`); merged in
+    order after the receiver's own range, they give the serial graph: a label named in
+    one piece and described in a later one gets its kind, later parts name earlier
+    labels and paths by id, and tags, attributes, sources and files come across."""
+    from slim.model.canonical import graph_to_canonical
+
+    def piece(b: GraphBuilder, k: int) -> None:
+        i = b.add_target(f"//p{k}:t", "cc_library", srcs=[f"//p{k}:t.cc"], tags=[f"tag{k}"])
+        b.set_location_text(i, f"p{k}/BUILD:{k + 1}:1")
+        b.set_location_text(b.intern("//shared:s"), "shared/BUILD:1:1")
+        b.add_label_edges(i, ["//base:b", f"//later:l{k + 1}"], EdgeKind.DEPS, f"//p{k}")
+        if k:
+            b.add_target(f"//later:l{k}", "py_library", attrs={"testonly": True})
+            b.add_file(f"//p{k}:t.cc")
+
+    serial = GraphBuilder()
+    for k in range(4):
+        piece(serial, k)
+    receiver, sender = GraphBuilder(), GraphBuilder()
+    piece(receiver, 0)
+    earlier = None
+    for k in range(1, 4):
+        piece(sender, k)
+        earlier = receiver.merge(pickle.loads(pickle.dumps(sender.take_part())), earlier)
+    assert graph_to_canonical(receiver.build()) == graph_to_canonical(serial.build())
+    assert len(earlier.labels) == len(sender)
+
+
+def test_a_later_part_merged_first_is_refused() -> None:
+    sender = GraphBuilder()
+    sender.add_target("//a:a", "r")
+    first = sender.take_part()
+    sender.add_label_edges(0, ["//a:a"], EdgeKind.DEPS, "//b")
+    second = sender.take_part()
+    with pytest.raises(ValueError, match="after the parts taken before it"):
+        GraphBuilder().merge(second)
+    receiver = GraphBuilder()
+    receiver.merge(second, receiver.merge(first))
+
+
+def _dies_in_a_worker(parent: int) -> _parallel.BatchHandler:
+    def handler(
+        b: GraphBuilder, first: int, lines: Sequence[bytes | memoryview], path: str
+    ) -> None:
+        if os.getpid() != parent:
+            os._exit(3)
+        _handler(b, first, lines, path)
+
+    return handler
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    monkeypatch.setenv("SLIM_WORKERS", "2")
+    path = tmp_path / "edges.txt"
+    _write(path, 5_000)
+    with pytest.raises(RuntimeError, match="ended without sending its part"):
+        load_lines(path, GraphBuilder(), _dies_in_a_worker(os.getpid()))
