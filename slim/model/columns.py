@@ -498,7 +498,7 @@ class CodeColumn(Sequence[str]):
         table = sorted(set(values))
         pos = {k: i for i, k in enumerate(table)}
         dtype = np.int8 if len(table) < 2**7 else np.int16 if len(table) < 2**15 else np.int32
-        return table, np.fromiter((pos[v] for v in values), dtype=dtype, count=len(values))
+        return table, np.fromiter(map(pos.__getitem__, values), dtype=dtype, count=len(values))
 
     def __len__(self) -> int:
         return len(self._codes)

@@ -279,10 +279,11 @@ class GraphBuilder:
         """(new ids ascending, path index, line) of each kept target's last location."""
         ids = np.frombuffer(self._loc_ids, dtype=np.int32)[::-1].astype(np.int64)
         order = stable_argsort(ids)
+        ascending = ids[order]
         first = np.ones(len(order), dtype=bool)
-        first[1:] = ids[order][1:] != ids[order][:-1]
+        first[1:] = ascending[1:] != ascending[:-1]
         last = len(ids) - 1 - order[first]
-        new = renumber[ids[::-1][last]] if len(ids) else np.zeros(0, dtype=np.int64)
+        new = renumber[ascending[first]]
         keep = new >= 0
         paths = np.frombuffer(self._loc_paths, dtype=np.int32).astype(np.int64)
         lines = np.frombuffer(self._loc_lines, dtype=np.int32).astype(np.int64)
