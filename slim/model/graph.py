@@ -306,11 +306,9 @@ class GraphBuilder:
 
     def intern(self, label: str) -> int:
         """The id of a canonical label, creating an unknown (external) node if new."""
-        ids = self._ids
-        i = ids.get(label)
-        if i is None:
-            i = len(self._labels)
-            ids[label] = i
+        n = len(self._labels)
+        i = self._ids.setdefault(label, n)
+        if i == n:
             self._labels.append(label)
             self._kinds.append("")
         return i
@@ -405,10 +403,9 @@ class GraphBuilder:
         """`add_target`, `set_location_text` (when `location`) and `add_label_groups` of one
         rule in one call: a streamed export has a million, and three calls each cost a
         fifth of its parse."""
-        ids = self._ids
-        i = ids.get(label)
-        if i is None:
-            i = ids[label] = len(self._labels)
+        n = len(self._labels)
+        i = self._ids.setdefault(label, n)
+        if i == n:
             self._labels.append(label)
             self._kinds.append(self._texts.setdefault(kind, kind) if kind else "")
         elif kind and not self._kinds[i]:
@@ -418,7 +415,13 @@ class GraphBuilder:
         if self.described is not None and kind:
             self.described.add(i)
         if srcs:
-            self._add_srcs(i, tuple(srcs))
+            joined = _SEP.join(srcs)
+            self._srcs_ids.append(i)
+            if joined.count(_SEP) == len(srcs) - 1:
+                self._srcs_text.append(joined)
+            else:
+                self._srcs_text.append(tuple(srcs))
+                self._srcs_tuples = True
         if tags:
             self._tags[i] = tuple(tags)
         if attrs:
@@ -430,8 +433,15 @@ class GraphBuilder:
                 and len(parts[1]) < 10
                 and parts[1].isdecimal()
                 and parts[2].isdecimal()
-            ):
-                self._located(i, parts[0], int(parts[1]))  # `lib/BUILD:7:11`, Bazel's form
+            ):  # `lib/BUILD:7:11`, Bazel's form
+                paths = self._path_ids
+                n = len(paths)
+                pid = paths.setdefault(parts[0], n)
+                if pid == n:
+                    self._paths.append(parts[0])
+                self._loc_ids.append(i)
+                self._loc_paths.append(pid)
+                self._loc_lines.append(int(parts[1]))
             else:
                 self.set_location_text(i, location)
         pending, queued = self._pending_labels, self._pending
@@ -522,17 +532,18 @@ class GraphBuilder:
         miss = [k for k, v in enumerate(out) if v is None]
         owner = np.repeat(np.arange(len(counts)), counts)[miss].tolist()
         ids, names, kinds = self._ids, self._labels, self._kinds
-        get = ids.get
+        get, setdefault = ids.get, ids.setdefault
         for k, o in zip(miss, owner, strict=True):
             raw = labels[k]
-            i = get(raw)
-            if i is None:
-                if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
-                    i = ids[raw] = len(names)
+            if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
+                n = len(names)
+                i = setdefault(raw, n)
+                if i == n:
                     names.append(raw)
                     kinds.append("")
-                else:
-                    i = self.intern_raw([raw], packages[o])[0]
+            else:
+                hit = get(raw)
+                i = self.intern_raw([raw], packages[o])[0] if hit is None else hit
             out[k] = i
 
     def _path_id(self, path: str) -> int:

@@ -350,16 +350,24 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 
 
 _IMPLICIT, _SRCS = EdgeKind.IMPLICIT, EdgeKind.SRCS
-_USED_NAMES: dict[str, bool] = {}
+_SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
+_NAME_CODES: dict[str, int] = {}
 
 
-def _name_used(name: str) -> bool:
-    """Whether an attribute of this name can matter for some type (most never do: name,
-    visibility, generator_*, ...), remembered per name; a used name's edge kind is then
-    in `_KINDS`."""
-    used = _USED_NAMES[name] = attribute_matters(name, "LABEL") or attribute_matters(name, "STRING")
-    _kind(name)
-    return used
+def _name_code(name: str) -> int:
+    """What an attribute of this name can add to a rule, remembered per name: nothing
+    (name, visibility, generator_*, ...), something only through a list value (a kept
+    string list), a true kept boolean, or anything (an edge kind or a kept string)."""
+    if _kind(name) is not None or name in KEPT_STRINGS:
+        code = _ANY
+    elif name in KEPT_BOOLEANS:
+        code = _FLAG
+    elif name in KEPT_STRING_LISTS:
+        code = _LISTED
+    else:
+        code = _SKIP
+    _NAME_CODES[name] = code
+    return code
 
 
 def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
@@ -375,13 +383,25 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     edges: list[tuple[list[str], EdgeKind]] = []
     srcs: list[str] = []
     parts: _RuleParts | None = None
-    used, kinds = _USED_NAMES, _KINDS
+    codes, kinds = _NAME_CODES, _KINDS
     for a in r.attribute:
         name = a.name
-        u = used.get(name)
-        if not (u or (u is None and _name_used(name))):
+        code = codes.get(name)
+        if code is None:
+            code = _name_code(name)
+        if not code:
             continue
         labels = a.string_list_value
+        if code == _LISTED:  # nothing but a list value of a non-label type counts
+            if labels and a.type != "LABEL_LIST":
+                parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
+                parts.listed(a)
+            continue
+        if code == _FLAG:  # nothing but a BOOLEAN that may be true counts
+            if not labels and a.boolean_value is not False and a.type == "BOOLEAN":
+                parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
+                parts.valued(a)
+            continue
         if labels:
             if a.type == "LABEL_LIST":
                 kind = kinds[name]
@@ -409,8 +429,6 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
             and not a.label_keyed_string_dict_value
         ):
             continue  # no value: nothing to read (most of Bazel's attributes)
-        elif a.boolean_value is False and a.type == "BOOLEAN" and name in KEPT_BOOLEANS:
-            continue  # `valued` keeps only a true one
         elif (a.type in _EDGE_TYPES or name in _KEPT_SCALARS) and _has_value(a):
             parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
             parts.valued(a)
