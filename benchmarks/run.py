@@ -77,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.scale is not None:
         os.environ["SLIM_BENCH_SCALE"] = str(a.scale)
+    if importlib.util.find_spec("orjson") is None:
+        print(
+            "benchmarks: the floors are orjson decodes; install it: pip install -e '.[bench]'",
+            file=sys.stderr,
+        )
+        return 2
     a.workdir.mkdir(parents=True, exist_ok=True)
     _compile_bytecode()
     rows: list[dict[str, Any]] = []

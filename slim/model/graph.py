@@ -598,6 +598,10 @@ class GraphBuilder:
         for k, kind in (*given, *other._sent_kinds.items()):
             if kind and not kinds[ids_list[k]]:
                 kinds[ids_list[k]] = texts.setdefault(kind, kind)
+        if self.described is not None:  # what this export describes, worker parts included
+            described = np.fromiter(map(bool, other._kinds), dtype=bool, count=len(other._kinds))
+            self.described.update(new[described].tolist())
+            self.described.update(map(at, other._sent_kinds))
         if other._loc_ids:
             locs = ids[np.frombuffer(other._loc_ids, dtype=np.int32)].astype(np.int32)
             self._loc_ids.frombytes(locs.tobytes())

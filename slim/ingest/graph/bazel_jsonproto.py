@@ -484,8 +484,16 @@ def load_streamed(path: Path, b: GraphBuilder) -> None:
 
     before = len(b)
     load_lines(path, b, streamed_lines)
-    if len(b) == before:
+    if len(b) == before and not _has_target_line(path):  # (not: it names known targets only)
         raise InputError(str(path), "at least one JSON Target line", "none", line=1)
+
+
+def _has_target_line(path: Path) -> bool:
+    """Whether a line of `path` is a Target (every such line was read without error)."""
+    from slim.ingest._io import iter_lines
+
+    with open_input(path) as stream:
+        return any(line.lstrip().startswith(b"{") for _, line in iter_lines(stream, str(path)))
 
 
 def _one_document(data: bytes) -> tuple[int, object] | None:

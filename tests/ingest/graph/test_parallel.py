@@ -321,3 +321,39 @@ def test_a_worker_that_dies_is_an_error_not_a_hang(
     _write(path, 5_000)
     with pytest.raises(RuntimeError, match="ended without sending its part"):
         load_lines(path, GraphBuilder(), _dies_in_a_worker(os.getpid()))
+
+
+def test_exports_read_in_parallel_line_up_as_read_serially(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With several exports, what each one describes includes the targets its workers
+    read: the same targets in another line order line up (no note, no target marked as
+    described by one export only), as they do when read serially."""
+    import importlib.util
+    import sys
+
+    from slim.ingest import load_graph
+
+    repo = Path(__file__).resolve().parents[3]
+    spec = importlib.util.spec_from_file_location(
+        "generate_large", repo / "sample_graphs" / "generate_large.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("generate_large", gen)
+    spec.loader.exec_module(gen)
+    first = tmp_path / "a.ndjson"
+    gen.generate(first, targets=3000, seed=5, avg_deps=2.0, fmt="bazel")
+    second = tmp_path / "b.ndjson"
+    second.write_bytes(b"".join(reversed(first.read_bytes().splitlines(keepends=True))))
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    graphs = []
+    for workers in ("1", "2"):
+        monkeypatch.setenv("SLIM_WORKERS", workers)
+        graphs.append(load_graph([first, second]))
+    serial, parallel = graphs
+    assert not [n for n in serial.notes if "do not line up" in n]
+    assert parallel.notes == serial.notes
+    marked = [i for i, a in parallel.attrs.items() if "unmatched_export" in a]
+    assert marked == []
