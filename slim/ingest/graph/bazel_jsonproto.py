@@ -419,16 +419,6 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
             else:
                 parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
                 parts.listed(a)
-        elif (
-            a.string_value is None
-            and a.boolean_value is None
-            and a.int_value is None
-            and a.selector_list is None
-            and not a.label_list_dict_value
-            and not a.label_dict_unary_value
-            and not a.label_keyed_string_dict_value
-        ):
-            continue  # no value: nothing to read (most of Bazel's attributes)
         elif (a.type in _EDGE_TYPES or name in _KEPT_SCALARS) and _has_value(a):
             parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
             parts.valued(a)
