@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from slim.errors import InputError
 from slim.ingest.graph import _parallel
 from slim.ingest.graph._parallel import iter_range_batches, load_lines
 from slim.model.graph import EdgeKind, GraphBuilder, Location
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "sample_graphs"))
+import generate_large
 
 
 def _handler(b: GraphBuilder, first: int, lines: Sequence[bytes | memoryview], path: str) -> None:
@@ -36,14 +40,23 @@ def test_ranges_cover_every_line_once(
     data = "".join(pieces).encode()
     path.write_bytes(data)
     cuts = _parallel._boundaries(path, parts)
+    assert _lines_of(path, list(zip(cuts, cuts[1:], strict=False))) == _split(data)
+
+
+def _lines_of(path: Path, ranges: list[tuple[int, int]]) -> list[bytes]:
+    """Every line of `ranges` of `path`, read range by range."""
     got: list[bytes] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in ranges:
         for _, lines in iter_range_batches(path, a, b):
             got.extend(map(bytes, lines))
-    expected = data.split(b"\n")
-    if expected and expected[-1] == b"":
-        expected.pop()
-    assert got == expected
+    return got
+
+
+def _split(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
 
 
 def _write(path: Path, n: int, bad_at: int | None = None) -> None:
@@ -90,24 +103,11 @@ def test_a_real_export_parsed_in_parallel_is_the_serial_graph(
     """Worker results travel compactly (locations as columns, no label index) and are
     merged in bulk: the graph is the serial one (kinds, locations, srcs, tags, attributes,
     typed edges)."""
-    import importlib.util
-    import pickle
-    import sys
-
     from slim.ingest import load_graph
     from slim.model.canonical import graph_to_canonical
 
-    repo = Path(__file__).resolve().parents[3]
-    spec = importlib.util.spec_from_file_location(
-        "generate_large", repo / "sample_graphs" / "generate_large.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_large", gen)
-    spec.loader.exec_module(gen)
     path = tmp_path / "g.ndjson"
-    gen.generate(path, targets=4000, seed=3, avg_deps=3.0, fmt="bazel")
+    generate_large.generate(path, targets=4000, seed=3, avg_deps=3.0, fmt="bazel")
     monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
     monkeypatch.setattr(_parallel, "BATCH_LINES", 64)
     monkeypatch.setattr(_parallel, "RELEASE_BYTES", 4096)
@@ -218,14 +218,7 @@ def test_the_plan_reads_every_line_once_parent_first(
     assert [b for _, b in ranges[:-1]] == [a for a, _ in ranges[1:]]
     assert ranges[-1][1] == len(data)
     assert len(theirs) <= (workers - 1) * _parallel.PIECES
-    got: list[bytes] = []
-    for a, b in ranges:
-        for _, lines in iter_range_batches(path, a, b):
-            got.extend(map(bytes, lines))
-    expected = data.split(b"\n")
-    if expected and expected[-1] == b"":
-        expected.pop()
-    assert got == expected
+    assert _lines_of(path, ranges) == _split(data)
 
 
 def test_the_parent_reads_less_than_an_even_share(tmp_path: Path) -> None:
@@ -329,22 +322,10 @@ def test_exports_read_in_parallel_line_up_as_read_serially(
     """With several exports, what each one describes includes the targets its workers
     read: the same targets in another line order line up (no note, no target marked as
     described by one export only), as they do when read serially."""
-    import importlib.util
-    import sys
-
     from slim.ingest import load_graph
 
-    repo = Path(__file__).resolve().parents[3]
-    spec = importlib.util.spec_from_file_location(
-        "generate_large", repo / "sample_graphs" / "generate_large.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_large", gen)
-    spec.loader.exec_module(gen)
     first = tmp_path / "a.ndjson"
-    gen.generate(first, targets=3000, seed=5, avg_deps=2.0, fmt="bazel")
+    generate_large.generate(first, targets=3000, seed=5, avg_deps=2.0, fmt="bazel")
     second = tmp_path / "b.ndjson"
     second.write_bytes(b"".join(reversed(first.read_bytes().splitlines(keepends=True))))
     monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
