@@ -203,10 +203,17 @@ def _worker(
     try:
         for start, end in pieces:
             _read_range(path, start, end, handler, b)
+            part = b.take_part()
             out = os.path.join(scratch, f"{start}.part")
-            with open(out, "wb") as f:
-                pickle.dump(b.take_part(), f, protocol=pickle.HIGHEST_PROTOCOL)
-            conn.send(out)
+            try:
+                with open(out, "wb") as f:
+                    pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+            except OSError:  # no room there (a small /dev/shm): through the pipe, slower
+                with contextlib.suppress(OSError):
+                    os.unlink(out)
+                conn.send(part)
+            else:
+                conn.send(out)
     except Exception as exc:  # noqa: BLE001 - the parent raises it, as for its own range
         try:
             conn.send(exc)
@@ -216,9 +223,12 @@ def _worker(
         conn.close()
 
 
-def _received(name: str) -> GraphBuilder:
+def _received(name: str | GraphBuilder) -> GraphBuilder:
+    """A worker's part: read from the file it names (and removed), or as sent."""
     import pickle
 
+    if isinstance(name, GraphBuilder):
+        return name
     with open(name, "rb") as f:
         data = f.read()
     os.unlink(name)
@@ -227,10 +237,16 @@ def _received(name: str) -> GraphBuilder:
     return part
 
 
-def _scratch_dir() -> str | None:
-    """Where worker parts are written: memory-backed /dev/shm when there is one."""
+def _scratch_dir(need: int) -> str | None:
+    """Where worker parts are written: memory-backed /dev/shm when it has `need` bytes
+    free (a container's is often 64 MiB), else the temporary directory."""
     shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+    try:
+        st = os.statvfs(shm)
+    except OSError:
+        return None
+    roomy = st.f_bavail * st.f_frsize >= need
+    return shm if roomy and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def load_lines(path: Path, builder: GraphBuilder, handler: BatchHandler) -> None:
@@ -287,7 +303,9 @@ def _in_parallel(
 
     ctx = multiprocessing.get_context("fork")
     workers: list[tuple[BaseProcess, Connection, int]] = []
-    with tempfile.TemporaryDirectory(prefix="slim-parts-", dir=_scratch_dir()) as scratch:
+    # Parts held at once take a few percent of the file (5% on the 1M-target export).
+    need = max(path.stat().st_size // 8, 64 << 20)
+    with tempfile.TemporaryDirectory(prefix="slim-parts-", dir=_scratch_dir(need)) as scratch:
         try:
             for group in groups:
                 receive, send = ctx.Pipe(duplex=False)
@@ -312,13 +330,14 @@ def _in_parallel(
                 receive.close()
 
 
-def _message(conn: Connection) -> str:
-    """A part's file name from a worker, or the error it ended with, raised here."""
+def _message(conn: Connection) -> str | GraphBuilder:
+    """A part (its file's name, or itself) from a worker, or the error it ended with,
+    raised here."""
     try:
         msg = conn.recv()
     except EOFError:
         raise RuntimeError("a parsing worker ended without sending its part") from None
     if isinstance(msg, BaseException):
         raise msg
-    assert isinstance(msg, str)
+    assert isinstance(msg, (str, GraphBuilder))
     return msg

@@ -238,7 +238,7 @@ def test_worker_parts_travel_as_files_that_are_removed(
     when a later piece has a bad line."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setattr(_parallel, "_scratch_dir", lambda: str(scratch))
+    monkeypatch.setattr(_parallel, "_scratch_dir", lambda need: str(scratch))
     monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
     monkeypatch.setenv("SLIM_WORKERS", "2")
     path = tmp_path / "edges.txt"
@@ -338,3 +338,59 @@ def test_exports_read_in_parallel_line_up_as_read_serially(
     assert parallel.notes == serial.notes
     marked = [i for i, a in parallel.attrs.items() if "unmatched_export" in a]
     assert marked == []
+
+
+def test_a_part_with_no_room_for_its_file_comes_through_the_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that cannot write its part (a full or missing scratch folder) sends it
+    through its pipe: the same graph, not an error."""
+    monkeypatch.setattr(_parallel, "_scratch_dir", lambda need: str(tmp_path))
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    path = tmp_path / "edges.txt"
+    _write(path, 20_000)
+    monkeypatch.setenv("SLIM_WORKERS", "1")
+    serial = GraphBuilder()
+    load_lines(path, serial, _handler)
+    monkeypatch.setenv("SLIM_WORKERS", "2")
+    import builtins
+
+    opened = builtins.open
+
+    def no_room(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if str(file).endswith(".part") and "w" in mode:
+            raise OSError(28, "No space left on device")
+        return opened(file, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", no_room)
+    par = GraphBuilder()
+    load_lines(path, par, _handler)
+    monkeypatch.setattr(builtins, "open", opened)
+    g1, g2 = par.build(), serial.build()
+    assert sorted(g1.labels) == sorted(g2.labels)
+    assert len(g1.edge_src) == len(g2.edge_src) == 20_000
+
+
+def test_scratch_is_dev_shm_only_with_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Fs:
+        f_bavail, f_frsize = 1000, 4096
+
+    monkeypatch.setattr(os, "statvfs", lambda p: Fs())
+    assert _parallel._scratch_dir(1 << 30) is None
+    got = _parallel._scratch_dir(1 << 20)
+    assert got in (None, "/dev/shm")
+    assert got == "/dev/shm" or not os.access("/dev/shm", os.W_OK)
+
+
+def test_an_error_in_the_parents_range_ends_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    monkeypatch.setenv("SLIM_WORKERS", "3")
+    path = tmp_path / "edges.txt"
+    _write(path, 30_000, bad_at=3)
+    with pytest.raises(InputError, match=":3: expected two labels"):
+        load_lines(path, GraphBuilder(), _handler)
+    assert multiprocessing.active_children() == []
