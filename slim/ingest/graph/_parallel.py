@@ -122,11 +122,6 @@ def next_line_start(f: BinaryIO, pos: int, size: int) -> int:
     return size
 
 
-def _boundaries(path: Path, parts: int) -> list[int]:
-    size = path.stat().st_size
-    return _cuts(path, [size * k // parts for k in range(1, parts)])
-
-
 def _cuts(path: Path, at: Sequence[int]) -> list[int]:
     """0, the line start at or after each offset of `at`, and the file's size: range
     boundaries (repeats dropped)."""

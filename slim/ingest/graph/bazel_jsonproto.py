@@ -375,9 +375,7 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     inline: label-list attributes and attributes without a value (most of them) are read
     here, any other attribute by the same `_RuleParts` methods. Same builder calls, in the
     same order (checked against `add_rule` by the tests)."""
-    label = r.name
-    if label[:2] != "//" or ":" not in label or label[-1:] == "]":
-        label = normalize_label(label)
+    label = normalize_label(r.name)
     pkg = label[: label.rfind(":")]
     rule_input = r.rule_input
     edges: list[tuple[list[str], EdgeKind]] = []
@@ -459,10 +457,7 @@ def streamed_lines(
         if t.rule is not None:
             _streamed_rule(b, t.rule)
         elif t.source_file is not None:
-            file = t.source_file.name
-            if file[:2] != "//" or ":" not in file or file[-1:] == "]":
-                file = normalize_label(file)
-            b.add_file(file)
+            b.add_file(normalize_label(t.source_file.name))
         else:
             add_target(b, t)
 

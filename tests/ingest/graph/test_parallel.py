@@ -32,14 +32,19 @@ def _handler(b: GraphBuilder, first: int, lines: Sequence[bytes | memoryview], p
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet="ab\n", max_size=12), max_size=30), st.integers(1, 5))
-def test_ranges_cover_every_line_once(
-    tmp_path_factory: pytest.TempPathFactory, pieces: list[str], parts: int
+@given(
+    st.lists(st.text(alphabet="ab\n", max_size=12), max_size=30),
+    st.lists(st.integers(0, 400), max_size=6),
+)
+def test_cuts_at_any_offsets_cover_every_line_once(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[str], offsets: list[int]
 ) -> None:
+    """Cut anywhere (past the end, twice at one place, out of order): each range starts a
+    line and every line is read once."""
     path = tmp_path_factory.mktemp("r") / "f.txt"
     data = "".join(pieces).encode()
     path.write_bytes(data)
-    cuts = _parallel._boundaries(path, parts)
+    cuts = _parallel._cuts(path, [min(o, len(data)) for o in offsets])
     assert _lines_of(path, list(zip(cuts, cuts[1:], strict=False))) == _split(data)
 
 

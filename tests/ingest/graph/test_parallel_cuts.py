@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from slim.ingest.graph._parallel import BOUNDARY_BLOCK, _boundaries, next_line_start
+from slim.ingest.graph._parallel import BOUNDARY_BLOCK, next_line_start, plan_ranges
 
 
 class _Recording(io.BytesIO):
@@ -34,13 +34,14 @@ def test_single_line_file_has_no_cut_past_its_start(tmp_path: Path) -> None:
     size = path.stat().st_size
     assert next_line_start(f, size // 2, size) == size  # type: ignore[arg-type]
     assert max(f.sizes) <= BOUNDARY_BLOCK
-    assert _boundaries(path, 2) == [0, size]
+    assert plan_ranges(path, 2) == ((0, size), [])
 
 
 def test_cuts_start_lines(tmp_path: Path) -> None:
     path = tmp_path / "lines.ndjson"
     path.write_bytes(b"".join(b'{"n":%d}\n' % i for i in range(5000)))
-    cuts = _boundaries(path, 4)
+    mine, theirs = plan_ranges(path, 3)
+    cuts = [mine[0], *(end for _, end in [mine, *theirs])]
     data = path.read_bytes()
     assert cuts[0] == 0
     assert cuts[-1] == len(data)
