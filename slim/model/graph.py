@@ -8,10 +8,12 @@ traversals are numpy breadth-first searches that touch only the edges they follo
 
 from __future__ import annotations
 
+import weakref
 from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, count, repeat
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import numpy as np
@@ -25,6 +27,7 @@ from slim.model.edges import (
     edge_kind_for_attribute,
     split_location,
 )
+from slim.model.label_hashes import HASH_CHECK, SortedHashes, label_hashes
 from slim.model.labels import label_name, label_package, normalize_label
 from slim.model.paths import listed_paths
 
@@ -101,8 +104,24 @@ class Edge:
 _SEP = "\0"
 #: What a builder keeps when it hands its contents over in `take_part`.
 _KEPT_BY_TAKE = frozenset(
-    {"_ids", "_aliases", "_labels", "_kinds", "_paths", "_path_ids", "_texts", "_sent", "described"}
+    {
+        "_ids",
+        "_aliases",
+        "_labels",
+        "_kinds",
+        "_paths",
+        "_path_ids",
+        "_texts",
+        "_sent",
+        "described",
+        "_by_hash",
+    }
 )
+#: The edge kind of a queued source file (`add_source_file`): not an edge.
+_FILE = -1
+#: Labels a merge looks up by one join of sorted hashes rather than a dict probe each
+#: (fewer pay less for the join than for hashing the receiving builder's labels).
+JOIN_MIN = 50_000
 
 
 @dataclass(frozen=True)
@@ -121,6 +140,48 @@ class _NoIndex(dict[str, int]):
         raise RuntimeError("a worker's part has no label index: merge it into a builder")
 
     get = __getitem__ = __contains__ = update = setdefault = _refuse
+
+
+class _LateIndex(dict[str, int]):
+    """The label index of a builder whose labels from `start` on are not in it yet (a
+    merge appends a million labels that nothing may look up): the first use adds them
+    and puts the full index back on the builder (held weakly: no cycle to keep it)."""
+
+    def __init__(self, builder: GraphBuilder, index: dict[str, int], start: int) -> None:
+        super().__init__()
+        self._builder = weakref.ref(builder)
+        self._labels, self._index, self._start = builder._labels, index, start
+
+    def full(self) -> dict[str, int]:
+        index, labels = self._index, self._labels
+        if self._start < len(labels):
+            index.update(zip(labels[self._start :], range(self._start, len(labels)), strict=True))
+            self._start = len(labels)
+        b = self._builder()
+        if b is not None and b._ids is self:
+            b._ids = index
+        return index
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        return self.full().get(key, default)
+
+    def setdefault(self, key: str, default: int) -> int:
+        return self.full().setdefault(key, default)
+
+    def update(self, *args: object, **kwargs: int) -> None:
+        self.full().update(*args, **kwargs)
+
+    def __getitem__(self, key: str) -> int:
+        return self.full()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.full()
+
+    def __len__(self) -> int:
+        return len(self.full())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.full())
 
 
 def _objects(items: Sequence[object]) -> NDArray[np.object_]:
@@ -171,6 +232,8 @@ class GraphBuilder:
     _pending_labels: list[str] = field(default_factory=list)
     _pending: list[tuple[int, int, int, str]] = field(default_factory=list)
     _edge_locations: dict[tuple[int, int], Location] = field(default_factory=dict)
+    _queued_files: bool = False
+    """Whether `_pending` holds files (`add_source_file`)."""
     _files: array[int] = field(default_factory=lambda: array("i"))
     """Ids added as files, repeats allowed (a set of a million ints is 40 MB)."""
     _generated_by: dict[int, int] = field(default_factory=dict)
@@ -187,6 +250,10 @@ class GraphBuilder:
     """Ids below `_sent[0]` that got their rule kind since the last `take_part`."""
     _sent_kinds: dict[int, str] = field(default_factory=dict)
     """In a part: the kinds its builder gave to labels of earlier parts."""
+    _hashes: tuple[int, NDArray[np.int64]] | None = None
+    """In a part: (`hash(HASH_CHECK)`, the hash of each of its labels) where it was made."""
+    _by_hash: SortedHashes | None = None
+    """The labels' hashes, sorted, once a large merge has looked labels up by them."""
 
     def __len__(self) -> int:
         return len(self._labels)
@@ -194,7 +261,7 @@ class GraphBuilder:
     def __getstate__(self) -> dict[str, object]:
         """What a worker sends back: no label -> id index (rebuilt from the labels), the
         labels as one string when none holds a NUL (a million strings pickle 10x slower)."""
-        skip = ("_ids", "_texts", "_path_ids")
+        skip = ("_ids", "_texts", "_path_ids", "_by_hash")
         state = {k: v for k, v in self.__dict__.items() if k not in skip}
         joined = _SEP.join(self._labels)
         if len(self._labels) > 1 and joined.count(_SEP) == len(self._labels) - 1:
@@ -206,12 +273,12 @@ class GraphBuilder:
         if isinstance(labels, str):
             state = {**state, "_labels": labels.split(_SEP)}
         self.__dict__.update(state)
-        if state.get("_part"):
-            self._ids = _NoIndex()  # only merged: rebuilding it costs a million inserts
-        else:
-            self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
+        self._texts, self._by_hash = {}, None
+        if state.get("_part"):  # only merged: rebuilding indexes costs a million inserts
+            self._ids, self._path_ids = _NoIndex(), {}
+            return
+        self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
         self._path_ids = dict(zip(self._paths, range(len(self._paths)), strict=True))
-        self._texts = {}
 
     def as_part(self) -> GraphBuilder:
         """This builder, flushed, to be sent to a process that only merges it: it travels
@@ -240,6 +307,7 @@ class GraphBuilder:
         part._sent = self._sent
         late: list[int] = state["_late_kinds"]
         part._sent_kinds = dict(zip(late, map(self._kinds.__getitem__, late), strict=True))
+        part._hashes = (hash(HASH_CHECK), label_hashes(part._labels))
         self._sent = (len(self._labels), len(self._paths))
         part.__dict__["_part"] = True
         return part
@@ -314,22 +382,57 @@ class GraphBuilder:
         return i
 
     def _intern_distinct(
-        self, labels: list[str], kinds: list[str]
-    ) -> tuple[NDArray[np.int64], list[int]]:
-        """Ids of another builder's labels (distinct, with their kinds): the new ones are
-        appended in one pass, kinds and all; also the positions of those already here."""
-        get = self._ids.get
-        ids = np.fromiter(map(get, labels, repeat(-1)), dtype=np.int64, count=len(labels))
+        self, labels: list[str], kinds: list[str], hashes: NDArray[np.int64] | None = None
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Ids of another builder's labels (distinct, with their kinds and maybe their
+        hashes): the new ones are appended in one pass, kinds and all; also the positions
+        of those already here. Many labels are looked up by a join of sorted hashes, and
+        appended without indexing them (see `_LateIndex`)."""
+        joined = len(labels) >= JOIN_MIN
+        if not joined:
+            get = self._ids.get
+            ids = np.fromiter(map(get, labels, repeat(-1)), dtype=np.int64, count=len(labels))
+        else:
+            hashes = label_hashes(labels) if hashes is None else hashes
+            ids = self._joined(labels, hashes)
         new = ids < 0
         fresh = np.flatnonzero(new).tolist()
         if fresh:
             n0 = len(self._labels)
             ids[new] = np.arange(n0, n0 + len(fresh), dtype=np.int64)
             added = [labels[j] for j in fresh]
-            self._ids.update(zip(added, range(n0, n0 + len(added)), strict=True))
             self._labels.extend(added)
             self._kinds.extend([kinds[j] for j in fresh])
-        return ids, np.flatnonzero(~new).tolist()
+            if not joined:
+                self._ids.update(zip(added, range(n0, n0 + len(added)), strict=True))
+            elif not isinstance(self._ids, _LateIndex):
+                self._ids = _LateIndex(self, self._ids, n0)
+        if joined and self._by_hash is not None:
+            self._by_hash.extend(self._labels, None if hashes is None else hashes[new])
+        return ids, np.flatnonzero(~new)
+
+    def _joined(self, labels: list[str], hashes: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The ids of `labels` here (-1: new), found by their hashes and then compared."""
+        index = self._by_hash = self._by_hash or SortedHashes()
+        index.extend(self._labels)
+        ids = index.find(hashes)
+        found = np.flatnonzero(ids >= 0)
+        mine = self._labels
+        same = np.fromiter(
+            map(
+                str.__eq__,
+                map(mine.__getitem__, ids[found].tolist()),
+                map(labels.__getitem__, found.tolist()),
+            ),
+            dtype=bool,
+            count=len(found),
+        )
+        if not bool(same.all()):  # a hash that several labels share: look them up exactly
+            get = self._ids.get
+            for j in found[~same].tolist():
+                i = get(labels[j])
+                ids[j] = -1 if i is None else i
+        return ids
 
     def intern_raw(self, labels: Sequence[str], package: str) -> list[int]:
         """Ids of labels as a tool printed them (`//a`, `@//a:b`, `:x` in `package`).
@@ -450,6 +553,16 @@ class GraphBuilder:
             self._generated_by[i] = self.intern(generated_by)
         return i
 
+    def add_source_file(self, label: str) -> None:
+        """`add_file(label)` queued with the edge labels: a source file's line follows the
+        rule naming it in a streamed export, so its label is interned next to that
+        mention, while the index entry is still in the cache."""
+        self._pending_labels.append(label)
+        self._pending.append((-1, 1, _FILE, ""))
+        self._queued_files = True
+        if len(self._pending_labels) >= 1 << 16:
+            self.flush()
+
     def add_configuration(self, target: int, configuration: str) -> None:
         self._configurations.setdefault(target, set()).add(configuration)
 
@@ -491,37 +604,70 @@ class GraphBuilder:
         self._pending_labels, self._pending = [], []
         columns = tuple(zip(*pending, strict=True))
         counts = np.array(columns[1], dtype=np.int64)
-        out: list[int | None] = list(map(self._ids.get, labels))
-        if None in out:
-            self._intern_misses(labels, out, counts, columns[3])
-        self._src.frombytes(np.repeat(np.array(columns[0], dtype=np.int32), counts).tobytes())
-        self._dst.frombytes(np.asarray(out, dtype=np.int32).tobytes())
-        self._ekind.frombytes(np.repeat(np.array(columns[2], dtype=np.int8), counts).tobytes())
+        out = self._interned(labels, counts, columns[3])
+        src = np.repeat(np.array(columns[0], dtype=np.int32), counts)
+        kinds = np.repeat(np.array(columns[2], dtype=np.int8), counts)
+        if self._queued_files:
+            self._queued_files = False
+            is_file = kinds == _FILE
+            self._files.frombytes(out[is_file].astype(np.int32).tobytes())
+            edge = ~is_file
+            src, kinds, out = src[edge], kinds[edge], out[edge]
+        self._src.frombytes(src.tobytes())
+        self._dst.frombytes(out.astype(np.int32).tobytes())
+        self._ekind.frombytes(kinds.tobytes())
+        if self._by_hash is not None:
+            self._by_hash.extend(self._labels)
 
-    def _intern_misses(
-        self,
-        labels: list[str],
-        out: list[int | None],
-        counts: NDArray[np.int64],
-        packages: Sequence[str],
-    ) -> None:
-        """Fill `out`'s misses in order: a canonical label (a first mention, mostly) is
-        added inline, any other spelling normalized by `intern_raw`."""
-        miss = [k for k, v in enumerate(out) if v is None]
-        owner = np.repeat(np.arange(len(counts)), counts)[miss].tolist()
-        ids, names, kinds = self._ids, self._labels, self._kinds
-        setdefault = ids.setdefault
-        for k, o in zip(miss, owner, strict=True):
-            raw = labels[k]
-            if raw.startswith("//") and ":" in raw and not raw.endswith("]"):
-                n = len(names)
-                i = setdefault(raw, n)
-                if i == n:
-                    names.append(raw)
-                    kinds.append("")
-            else:
-                i = self.intern_raw([raw], packages[o])[0]
-            out[k] = i
+    def _interned(
+        self, labels: list[str], counts: NDArray[np.int64], packages: Sequence[str]
+    ) -> NDArray[np.int64]:
+        """The ids of queued labels, new ones added in order of first mention.
+
+        The index is probed once per label, in C: while the batch is looked up, it is a
+        `defaultdict` whose factory gives a new label the next id. New labels that are
+        not canonical (`@//a`, `:x`) make the batch's new labels go in one by one,
+        normalized by `intern_raw`."""
+        ids = self._ids
+        if isinstance(ids, _LateIndex):
+            ids = ids.full()
+        if not isinstance(ids, defaultdict):
+            self._ids = ids = defaultdict(None, ids)
+        n0 = len(self._labels)
+        after = count(n0)
+        ids.default_factory = after.__next__
+        try:
+            out = np.fromiter(map(ids.__getitem__, labels), np.int64, len(labels))
+        finally:
+            ids.default_factory = None
+        if next(after) == n0:
+            return out
+        at = np.flatnonzero(out >= n0)
+        seen = out[at]
+        before = np.maximum.accumulate(np.concatenate(([n0 - 1], seen[:-1])))
+        new = list(map(labels.__getitem__, at[seen > before].tolist()))
+        m = len(new)
+        canonical = np.fromiter(map(str.startswith, new, repeat("//")), bool, m)
+        canonical &= np.fromiter(map(str.__contains__, new, repeat(":")), bool, m)
+        canonical &= ~np.fromiter(map(str.endswith, new, repeat("]")), bool, m)
+        if bool(canonical.all()):
+            self._labels.extend(new)
+            self._kinds.extend(repeat("", m))
+            return out
+        for label in new:
+            del ids[label]
+        owner = np.repeat(np.arange(len(counts)), counts)[at].tolist()
+        out[at] = [
+            self.intern_raw([labels[k]], packages[o])[0]
+            for k, o in zip(at.tolist(), owner, strict=True)
+        ]
+        return out
+
+    def hash_labels(self) -> None:
+        """Hash labels as they are added, for the large merges to come (see `merge`): a
+        string just made is in the cache, one interned a million labels ago is not (its
+        hash costs three times as much then)."""
+        self._by_hash = self._by_hash or SortedHashes()
 
     def _path_id(self, path: str) -> int:
         pid = self._path_ids.get(path)
@@ -558,7 +704,12 @@ class GraphBuilder:
         its ids: `earlier` is what merging those returned; the result extends it."""
         self.flush()
         other.flush()
-        new, known = self._intern_distinct(other._labels, other._kinds)
+        hashes = other._hashes
+        new, known = self._intern_distinct(
+            other._labels,
+            other._kinds,
+            hashes[1] if hashes is not None and hashes[0] == hash(HASH_CHECK) else None,
+        )
         new_paths = np.array([self._path_id(p) for p in other._paths], dtype=np.int32)
         before, before_paths = other._sent
         if before or before_paths:
@@ -568,16 +719,29 @@ class GraphBuilder:
             pids = np.concatenate((earlier.paths, new_paths))
         else:
             ids, pids = new, new_paths
-        ids_list: list[int] = ids.tolist()
+        by_id = (
+            other._loc_other,
+            other._tags,
+            other._attrs,
+            other._configurations,
+            other._generated_by,
+            other._artifacts,
+            other._edge_locations,
+            other._sent_kinds,
+        )
+        ids_list: list[int] = ids.tolist() if any(by_id) else []
         at = ids_list.__getitem__
-        kinds, texts = self._kinds, self._texts
-        given = [(before + j, other._kinds[j]) for j in known]
-        for k, kind in (*given, *other._sent_kinds.items()):
-            if kind and not kinds[ids_list[k]]:
-                kinds[ids_list[k]] = texts.setdefault(kind, kind)
+        kinds, texts, theirs = self._kinds, self._texts, other._kinds
+        has_kind = np.fromiter(map(bool, theirs), dtype=bool, count=len(theirs))
+        given = known[has_kind[known]]
+        for i, j in zip(ids[before + given].tolist(), given.tolist(), strict=True):
+            if not kinds[i]:
+                kinds[i] = texts.setdefault(theirs[j], theirs[j])
+        for k, kind in other._sent_kinds.items():
+            if kind and not kinds[at(k)]:
+                kinds[at(k)] = texts.setdefault(kind, kind)
         if self.described is not None:  # what this export describes, worker parts included
-            described = np.fromiter(map(bool, other._kinds), dtype=bool, count=len(other._kinds))
-            self.described.update(new[described].tolist())
+            self.described.update(new[has_kind].tolist())
             self.described.update(map(at, other._sent_kinds))
         if other._loc_ids:
             locs = ids[np.frombuffer(other._loc_ids, dtype=np.int32)].astype(np.int32)
@@ -688,6 +852,7 @@ class GraphBuilder:
     def build(self) -> BuildGraph:
         """Fold file nodes into their owners, drop duplicate edges and freeze."""
         self.flush()
+        self._by_hash = None  # tens of megabytes no one asks again
         n_all = len(self._labels)
         src = np.frombuffer(self._src, dtype=np.int32) if self._src else np.zeros(0, np.int32)
         dst = np.frombuffer(self._dst, dtype=np.int32) if self._dst else np.zeros(0, np.int32)

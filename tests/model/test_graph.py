@@ -294,3 +294,58 @@ def test_stable_argsort_keeps_ties_in_order_on_many_values() -> None:
     rng = np.random.default_rng(1)
     a = rng.integers(0, 50, 100_000).astype(np.int32)
     assert stable_argsort(a).tolist() == np.argsort(a, kind="stable").tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    mine=st.lists(st.integers(0, 30), min_size=1, max_size=25),
+    pieces=st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=4),
+    buckets=st.sampled_from([1, 3, 2**61]),
+)
+def test_a_merge_by_hash_join_equals_one_by_dict_even_when_hashes_collide(
+    mine: list[int], pieces: list[list[int]], buckets: int
+) -> None:
+    """Parts merged through the join of label hashes (`JOIN_MIN` 0) give the labels, ids
+    and kinds the dict probes give, with hashes that collide (1 or 3 values) or not; the
+    merged labels are then found by `lookup` and `intern` (the late index)."""
+    import slim.model.graph as graph_module
+    import slim.model.label_hashes as hashes_module
+
+    def label(k: int) -> str:
+        return f"//p{k % 7}:t{k}"
+
+    def piece(b: GraphBuilder, ks: list[int]) -> None:
+        for k in ks:
+            i = (
+                b.add_target(label(k), "cc_library" if k % 2 else "")
+                if k % 3
+                else b.intern(label(k))
+            )
+            b.add_label_edges(i, [label(k + 1), label(2 * k)], EdgeKind.DEPS, f"//p{k % 7}")
+
+    def merged() -> GraphBuilder:
+        receiver, sender = GraphBuilder(), GraphBuilder()
+        piece(receiver, mine)
+        earlier = None
+        for ks in pieces:
+            piece(sender, ks)
+            earlier = receiver.merge(sender.take_part(), earlier)
+        return receiver
+
+    by_dict = merged()
+
+    def fake(labels: list[str]) -> np.ndarray:
+        return np.array([hash(x) % buckets for x in labels], dtype=np.int64)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_module, "JOIN_MIN", 0)
+        patch.setattr(graph_module, "label_hashes", fake)
+        patch.setattr(hashes_module, "label_hashes", fake)
+        by_join = merged()
+    assert by_join._labels == by_dict._labels
+    assert by_join._kinds == by_dict._kinds
+    assert by_join.build().edge_dst.tolist() == by_dict.build().edge_dst.tolist()
+    n = len(by_join)
+    assert [by_join.lookup(x) for x in by_dict._labels] == list(range(n))
+    assert by_join.intern(label(99)) == n
+    assert by_join.intern(by_dict._labels[-1]) == n - 1

@@ -457,7 +457,7 @@ def streamed_lines(
         if t.rule is not None:
             _streamed_rule(b, t.rule)
         elif t.source_file is not None:
-            b.add_file(normalize_label(t.source_file.name))
+            b.add_source_file(normalize_label(t.source_file.name))
         else:
             add_target(b, t)
 
