@@ -349,3 +349,40 @@ def test_a_merge_by_hash_join_equals_one_by_dict_even_when_hashes_collide(
     assert [by_join.lookup(x) for x in by_dict._labels] == list(range(n))
     assert by_join.intern(label(99)) == n
     assert by_join.intern(by_dict._labels[-1]) == n - 1
+
+
+_SPELLINGS = ["//a:b", "@//a:b", "@@//a:b", "//a", ":x", "//p:x", "//c:d", "@r//e:f", "//g:h"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    known=st.lists(st.sampled_from(_SPELLINGS[::2]), max_size=4),
+    ops=st.lists(st.tuples(st.booleans(), st.sampled_from(_SPELLINGS)), max_size=30),
+)
+def test_queued_labels_get_the_ids_interning_one_by_one_gives(
+    known: list[str], ops: list[tuple[bool, str]]
+) -> None:
+    """Edge labels in any spelling and source files, queued and interned at the flush
+    (one probe each, new labels numbered in order of first mention, the batch redone
+    one by one when a new label is not canonical), give the labels, ids, edges and files
+    that interning each at once gives."""
+    queued, direct = GraphBuilder(), GraphBuilder()
+    for b in (queued, direct):
+        for x in known:
+            b.intern(normalize_label(x))
+        b.add_target("//p:t", "cc_library")
+    t = direct.lookup("//p:t")
+    assert t is not None
+    for is_file, raw in ops:
+        if is_file:
+            queued.add_source_file(normalize_label(raw))
+            direct.add_file(normalize_label(raw))
+        else:
+            queued.add_label_edges(t, [raw], EdgeKind.DEPS, "//p")
+            direct.add_edge(t, direct.intern_raw([raw], "//p")[0], EdgeKind.DEPS)
+    queued.flush()
+    assert queued._labels == direct._labels
+    assert queued._dst.tolist() == direct._dst.tolist()
+    assert queued._src.tolist() == direct._src.tolist()
+    assert queued._files.tolist() == direct._files.tolist()
+    assert [queued.lookup(x) for x in direct._labels] == list(range(len(direct._labels)))
