@@ -182,13 +182,17 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         return StringsColumn.from_joined(ids, list(map(SEP.join, items)))._arrays()
 
     @staticmethod
-    def from_joined(ids: NDArray[np.int64], texts: Sequence[str]) -> StringsColumn:
+    def from_joined(
+        ids: NDArray[np.int64], texts: Sequence[str], lengths: NDArray[np.integer] | None = None
+    ) -> StringsColumn:
         """The column of `ids` (ascending) whose values are `texts`, each one value's
-        strings joined by the separator."""
+        strings joined by the separator (`lengths`: of each text, when known)."""
         joined = "".join(texts)
         bounds = np.zeros(len(texts) + 1, dtype=np.int64)
         if joined.isascii():  # a character is a byte: no encode per value
-            np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=bounds[1:])
+            if lengths is None:
+                lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+            np.cumsum(lengths, out=bounds[1:])
             return StringsColumn(ids, bounds, np.frombuffer(joined.encode(), np.uint8))
         parts = [t.encode() for t in texts]
         np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])

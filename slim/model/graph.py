@@ -222,6 +222,9 @@ class GraphBuilder:
     _srcs_text: list[str | tuple[str, ...]] = field(default_factory=list)
     """Each `add_target` call's sources, in call order: one NUL-joined string per call (a
     tuple when a source holds a NUL), not a tuple of strings per target."""
+    _srcs_lens: array[int] = field(default_factory=lambda: array("i"))
+    """The length of each call's joined sources (counted while the string is in the
+    cache: `build` would read a million scattered strings again for it)."""
     _srcs_tuples: bool = False
     """Whether some call's sources are kept as a tuple."""
     _tags: dict[int, tuple[str, ...]] = field(default_factory=dict)
@@ -539,6 +542,7 @@ class GraphBuilder:
         joins a target's calls in order)."""
         joined = _SEP.join(srcs)
         self._srcs_ids.append(i)
+        self._srcs_lens.append(len(joined))
         if joined.count(_SEP) == len(srcs) - 1:
             self._srcs_text.append(joined)
         else:
@@ -758,6 +762,7 @@ class GraphBuilder:
         if other._srcs_ids:
             srcs = ids[np.frombuffer(other._srcs_ids, dtype=np.int32)].astype(np.int32)
             self._srcs_ids.frombytes(srcs.tobytes())
+            self._srcs_lens.extend(other._srcs_lens)
             self._srcs_text.extend(other._srcs_text)
             self._srcs_tuples |= other._srcs_tuples
         attrs_by = dict(zip(map(at, other._attrs), other._attrs.values(), strict=True))
@@ -931,13 +936,14 @@ class GraphBuilder:
         from slim.model.columns import StringsColumn
 
         ids = renumber[np.frombuffer(self._srcs_ids, dtype=np.int32)]
+        lens = np.frombuffer(self._srcs_lens, dtype=np.int32)
         keep = ids >= 0
         texts = self._srcs_text
         if not bool(keep.all()):
-            ids, texts = ids[keep], list(compress(texts, keep.tolist()))
+            ids, lens, texts = ids[keep], lens[keep], list(compress(texts, keep.tolist()))
         if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
             order = stable_argsort(ids)
-            ids, texts = ids[order], _objects(texts)[order].tolist()
+            ids, lens, texts = ids[order], lens[order], _objects(texts)[order].tolist()
         if self._srcs_tuples:
             out: dict[int, tuple[str, ...]] = {}
             for i, t in zip(ids.tolist(), texts, strict=True):
@@ -959,7 +965,8 @@ class GraphBuilder:
                     for a, b in zip(starts, ends, strict=True)
                 ]
                 ids = ids[first]
-        return StringsColumn.from_joined(ids.astype(np.int64), joined)
+                return StringsColumn.from_joined(ids.astype(np.int64), joined)
+        return StringsColumn.from_joined(ids.astype(np.int64), joined, lens)
 
     def _data_files(
         self,
