@@ -184,6 +184,11 @@ class _LateIndex(dict[str, int]):
         return iter(self.full())
 
 
+def _new_index(items: Iterable[tuple[str, int]] | Mapping[str, int]) -> defaultdict[str, int]:
+    """A label index: a `defaultdict` whose factory is set only while `flush` looks up."""
+    return defaultdict(None, items)
+
+
 def _objects(items: Sequence[object]) -> NDArray[np.object_]:
     """`items` as a numpy object array (reordered in C, not item by item); tuples stay
     items, not rows."""
@@ -208,7 +213,8 @@ def _drop_untyped_twins(keys: NDArray[np.int64]) -> NDArray[np.int64]:
 class GraphBuilder:
     """Accumulates targets, files and edges from one or more inputs; `build()` freezes them."""
 
-    _ids: dict[str, int] = field(default_factory=dict)
+    _ids: dict[str, int] = field(default_factory=lambda: _new_index({}))
+    """Label -> id; a `defaultdict` (without a factory but while a flush looks a batch up)."""
     _aliases: dict[str, int] = field(default_factory=dict)
     _labels: list[str] = field(default_factory=list)
     _kinds: list[str] = field(default_factory=list)
@@ -280,7 +286,7 @@ class GraphBuilder:
         if state.get("_part"):  # only merged: rebuilding indexes costs a million inserts
             self._ids, self._path_ids = _NoIndex(), {}
             return
-        self._ids = dict(zip(self._labels, range(len(self._labels)), strict=True))
+        self._ids = _new_index(zip(self._labels, range(len(self._labels)), strict=True))
         self._path_ids = dict(zip(self._paths, range(len(self._paths)), strict=True))
 
     def as_part(self) -> GraphBuilder:
@@ -636,7 +642,8 @@ class GraphBuilder:
         if isinstance(ids, _LateIndex):
             ids = ids.full()
         if not isinstance(ids, defaultdict):
-            self._ids = ids = defaultdict(None, ids)
+            ids.get("")  # a part's index refuses; a plain one is made over once
+            self._ids = ids = _new_index(ids)
         n0 = len(self._labels)
         after = count(n0)
         ids.default_factory = after.__next__

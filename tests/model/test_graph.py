@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -386,3 +388,17 @@ def test_queued_labels_get_the_ids_interning_one_by_one_gives(
     assert queued._src.tolist() == direct._src.tolist()
     assert queued._files.tolist() == direct._files.tolist()
     assert [queued.lookup(x) for x in direct._labels] == list(range(len(direct._labels)))
+
+
+def test_a_part_refuses_to_intern_and_an_empty_group_flushes() -> None:
+    """A worker's part has no label index: queueing labels on it and flushing is an
+    error, not a silent index of its own; a group without labels adds nothing."""
+    b = GraphBuilder()
+    t = b.add_target("//a:a", "cc_library")
+    b.add_label_edges(t, [], EdgeKind.DEPS, "//a")
+    b.flush()
+    assert len(b._dst) == 0
+    part = pickle.loads(pickle.dumps(b.as_part()))
+    part.add_label_edges(0, ["//b:b"], EdgeKind.DEPS, "//a")
+    with pytest.raises(RuntimeError, match="no label index"):
+        part.flush()
