@@ -119,8 +119,10 @@ _KEPT_BY_TAKE = frozenset(
 )
 #: The edge kind of a queued source file (`add_source_file`): not an edge.
 _FILE = -1
-#: Labels a merge looks up by one join of sorted hashes rather than a dict probe each
-#: (fewer pay less for the join than for hashing the receiving builder's labels).
+#: Queued labels that make the builder intern them (`flush`).
+_FLUSH_AT = 1 << 16
+#: From how many labels a merge looks them up by one join of sorted hashes rather than a
+#: dict probe each (below it, hashing the receiving builder's labels costs more).
 JOIN_MIN = 50_000
 
 
@@ -214,7 +216,7 @@ class GraphBuilder:
     """Accumulates targets, files and edges from one or more inputs; `build()` freezes them."""
 
     _ids: dict[str, int] = field(default_factory=lambda: _new_index({}))
-    """Label -> id; a `defaultdict` (without a factory but while a flush looks a batch up)."""
+    """Label -> id; a `defaultdict` whose factory is set only while `flush` looks a batch up."""
     _aliases: dict[str, int] = field(default_factory=dict)
     _labels: list[str] = field(default_factory=list)
     _kinds: list[str] = field(default_factory=list)
@@ -538,7 +540,7 @@ class GraphBuilder:
         for labels, edge_kind in groups:
             pending.extend(labels)
             queued.append((i, len(labels), edge_kind, package))
-        if len(pending) >= 1 << 16:
+        if len(pending) >= _FLUSH_AT:
             self.flush()
         return i
 
@@ -570,7 +572,7 @@ class GraphBuilder:
         self._pending_labels.append(label)
         self._pending.append((-1, 1, _FILE, ""))
         self._queued_files = True
-        if len(self._pending_labels) >= 1 << 16:
+        if len(self._pending_labels) >= _FLUSH_AT:
             self.flush()
 
     def add_configuration(self, target: int, configuration: str) -> None:
@@ -592,7 +594,7 @@ class GraphBuilder:
         one C-level pass over many rules' labels instead of a call per rule."""
         self._pending_labels.extend(labels)
         self._pending.append((target, len(labels), int(kind), package))
-        if len(self._pending_labels) >= 1 << 16:
+        if len(self._pending_labels) >= _FLUSH_AT:
             self.flush()
 
     def add_label_groups(
@@ -603,7 +605,7 @@ class GraphBuilder:
             pending = self._pending_labels
             pending.extend(labels)
             self._pending.append((target, len(labels), kind, package))
-            if len(pending) >= 1 << 16:
+            if len(pending) >= _FLUSH_AT:
                 self.flush()
 
     def flush(self) -> None:

@@ -1,9 +1,10 @@
 """Look up many labels at once by a sorted array of their string hashes.
 
 A merge looks up a million labels a worker read in the parent's label index. A dict
-probe per label costs three dependent cache misses at that size (0.5-0.7 us); sorting
-the hashes and joining them with one `searchsorted` reads memory in order and costs a
-third of that. Hashes only find candidates: `find` callers compare the labels.
+probe per label costs 0.5-0.7 us at that size here; sorting the hashes and joining them
+with one `searchsorted` reads memory in order and cost half as much, the string compare
+of each match included (0.31 against 0.62 s for 0.8M labels against 0.9M). Hashes only
+find candidates: `find` callers compare the labels.
 """
 
 from __future__ import annotations
