@@ -7,9 +7,13 @@ typed msgspec structs); jsonproto comes in several layouts across Bazel versions
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import operator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -77,6 +81,11 @@ class Attribute(msgspec.Struct, rename="camel", gc=False):
     label_list_dict_value: list[LabelListDictEntry] | None = None
     label_dict_unary_value: list[StringKeyedEntry] | None = None
     label_keyed_string_dict_value: list[StringKeyedEntry] | None = None
+
+    @property
+    def code(self) -> int:
+        """What an attribute of this name can add to a rule (see `_name_code`)."""
+        return _code(self.name)
 
 
 class Rule(msgspec.Struct, rename="camel", gc=False):
@@ -354,6 +363,11 @@ _SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
 _NAME_CODES: dict[str, int] = {}
 
 
+def _code(name: str) -> int:
+    code = _NAME_CODES.get(name)
+    return _name_code(name) if code is None else code
+
+
 def _name_code(name: str) -> int:
     """What an attribute of this name can add to a rule, remembered per name: nothing
     (name, visibility, generator_*, ...), something only through a list value (a kept
@@ -381,14 +395,12 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     edges: list[tuple[list[str], EdgeKind]] = []
     srcs: list[str] = []
     parts: _RuleParts | None = None
-    codes, kinds = _NAME_CODES, _KINDS
+    kinds = _KINDS
     for a in r.attribute:
-        name = a.name
-        code = codes.get(name)
-        if code is None:
-            code = _name_code(name)
+        code = a.code
         if not code:
             continue
+        name = a.name
         labels = a.string_list_value
         if code == _LISTED:  # nothing but a list value of a non-label type counts
             if labels and a.type != "LABEL_LIST":
@@ -433,12 +445,140 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
 _TARGET = msgspec.json.Decoder(Target)
 
 
+class _AttributeName(msgspec.Struct, gc=False):
+    name: str
+
+
+class _RuleNames(msgspec.Struct, gc=False):
+    attribute: list[_AttributeName] = []
+
+
+class _TargetNames(msgspec.Struct, gc=False):
+    rule: _RuleNames | None = None
+
+
+_NAMES = msgspec.json.Decoder(_TargetNames)
+_AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
+
+
+class _ByName:
+    """Decodes Target lines with each attribute typed by its name, the names learned as
+    lines come: an attribute no rule reads is checked as JSON but not made into objects
+    (no strings for its name, type or value: most of Bazel's attributes), a kept string
+    list gets its list only. A line the learned types reject (a name not learned yet, or
+    a bad line) is decoded by the plain `Target` decoder, which raises what it always
+    did, unless the error is in a value slim does not read: then the line's names are
+    learned and the learned types decide, so a line is accepted or not whatever was
+    read before it. The types are rebuilt when misses have cost about what a rebuild
+    costs. Names beyond `MAX_NAMES` (a hostile file) are not learned."""
+
+    MAX_NAMES = 4096
+    _LISTED_FIELDS = (("type", str, ""), ("string_list_value", list[str] | None, None))
+    _FULL_FIELDS = tuple(
+        (f.name, f.type, f.default) for f in msgspec.structs.fields(Attribute) if f.name != "name"
+    )
+
+    def __init__(self) -> None:
+        self._types: dict[str, type] = {}
+        self._decode: Callable[[bytes | memoryview], Target] | None = None
+        self._misses = 0
+        self._stale = False
+
+    def decode(self, raw: bytes | memoryview) -> Target:
+        fast = self._decode
+        if fast is not None:
+            try:
+                return fast(raw)
+            except msgspec.DecodeError:
+                pass
+        try:
+            t = _TARGET.decode(raw)
+        except msgspec.ValidationError as exc:
+            return self._unread_value(raw, exc)
+        if t.rule is not None:
+            self._learn([a.name for a in t.rule.attribute])
+        return t
+
+    def _unread_value(self, raw: bytes | memoryview, exc: msgspec.ValidationError) -> Target:
+        """The line whose plain decoding failed with `exc` in an attribute, decoded by the
+        learned types once they know its names (they skip what slim does not read); else
+        `exc`."""
+        if _AT_ATTRIBUTE.search(str(exc)) is None:
+            raise exc
+        try:
+            rule = _NAMES.decode(raw).rule
+        except msgspec.DecodeError:
+            raise exc from None
+        names = [a.name for a in rule.attribute] if rule is not None else []
+        self._learn(names, now=True)
+        if self._decode is None or any(n not in self._types for n in names):
+            raise exc
+        try:
+            return self._decode(raw)
+        except msgspec.DecodeError:
+            raise exc from None
+
+    def _learn(self, names: list[str], *, now: bool = False) -> None:
+        types = self._types
+        for name in names:
+            if name not in types and len(types) < self.MAX_NAMES:
+                code = _code(name)
+                fields = (
+                    ()
+                    if not code
+                    else self._LISTED_FIELDS
+                    if code == _LISTED
+                    else self._FULL_FIELDS
+                )
+                cls = msgspec.defstruct(
+                    "NamedAttribute", fields, tag_field="name", tag=name, rename="camel", gc=False
+                )
+                cls.name, cls.code = name, code  # type: ignore[attr-defined]
+                types[name] = cls
+                self._stale = True
+        self._misses += 1
+        if self._stale and (now or self._misses >= 2 * len(types)):
+            self._misses, self._stale = 0, False
+            self._decode = self._decoder()
+
+    def _decoder(self) -> Callable[[bytes | memoryview], Target]:
+        attribute: Any = functools.reduce(operator.or_, self._types.values())
+        rule: Any = msgspec.defstruct(
+            "NamedRule",
+            (
+                ("name", str),
+                ("rule_class", str, ""),
+                ("location", str | None, None),
+                ("attribute", list[attribute], []),
+                ("rule_input", list[str], []),
+            ),
+            rename="camel",
+            gc=False,
+        )
+        target: Any = msgspec.defstruct(
+            "NamedTarget",
+            (
+                ("type", str, ""),
+                ("rule", rule | None, None),
+                ("source_file", SourceFile | None, None),
+                ("generated_file", GeneratedFile | None, None),
+            ),
+            rename="camel",
+            gc=False,
+        )
+        decode: Callable[[bytes | memoryview], Target] = msgspec.json.Decoder(target).decode
+        return decode
+
+
+_BY_NAME = _ByName()
+
+
 def streamed_lines(
     b: GraphBuilder, first: int, lines: Sequence[bytes | memoryview], name: str
 ) -> None:
     """Decode and add each line at once: per-line decoding keeps the working set in cache
     (a joined batch decodes 2x slower). Lines may be views of a mapped file."""
-    decode = _TARGET.decode
+    decode = _BY_NAME.decode
     for k, raw in enumerate(lines):
         if not raw or raw[0] != 0x7B:  # not "{"
             stripped = bytes(raw).strip()
