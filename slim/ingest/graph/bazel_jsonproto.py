@@ -458,6 +458,14 @@ class _TargetNames(msgspec.Struct, gc=False):
 
 
 _NAMES = msgspec.json.Decoder(_TargetNames)
+_VALUE_FIELDS = tuple(
+    (f.name, f.type, f.default) for f in msgspec.structs.fields(Attribute) if f.name != "name"
+)
+#: the fields a code's learned type decodes (`_streamed_rule` reads no others for it)
+_FIELDS_BY_CODE = {
+    _SKIP: (),
+    _LISTED: tuple(f for f in _VALUE_FIELDS if f[0] in ("type", "string_list_value")),
+}
 _AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
 
 
@@ -473,10 +481,6 @@ class _ByName:
     costs. Names beyond `MAX_NAMES` (a hostile file) are not learned."""
 
     MAX_NAMES = 4096
-    _LISTED_FIELDS = (("type", str, ""), ("string_list_value", list[str] | None, None))
-    _FULL_FIELDS = tuple(
-        (f.name, f.type, f.default) for f in msgspec.structs.fields(Attribute) if f.name != "name"
-    )
 
     def __init__(self) -> None:
         self._types: dict[str, type] = {}
@@ -523,13 +527,7 @@ class _ByName:
         for name in names:
             if name not in types and len(types) < self.MAX_NAMES:
                 code = _code(name)
-                fields = (
-                    ()
-                    if not code
-                    else self._LISTED_FIELDS
-                    if code == _LISTED
-                    else self._FULL_FIELDS
-                )
+                fields = _FIELDS_BY_CODE.get(code, _VALUE_FIELDS)
                 cls = msgspec.defstruct(
                     "NamedAttribute", fields, tag_field="name", tag=name, rename="camel", gc=False
                 )

@@ -90,13 +90,18 @@ def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert len(e1) == 30_000
 
 
+def _read_in_parallel(monkeypatch: pytest.MonkeyPatch, workers: str) -> None:
+    """Any export is read in parallel, by `workers` processes."""
+    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
+    monkeypatch.setenv("SLIM_WORKERS", workers)
+
+
 def test_error_in_a_later_range_has_the_absolute_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "edges.txt"
     _write(path, 20_000, bad_at=17_345)
-    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
-    monkeypatch.setenv("SLIM_WORKERS", "2")
+    _read_in_parallel(monkeypatch, "2")
     with pytest.raises(InputError) as exc:
         load_lines(path, GraphBuilder(), _handler)
     assert str(exc.value) == f"{path}:17345: expected two labels, found '!'"
@@ -244,8 +249,7 @@ def test_worker_parts_travel_as_files_that_are_removed(
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(_parallel, "_scratch_dir", lambda need: str(scratch))
-    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
-    monkeypatch.setenv("SLIM_WORKERS", "2")
+    _read_in_parallel(monkeypatch, "2")
     path = tmp_path / "edges.txt"
     _write(path, 20_000)
     b = GraphBuilder()
@@ -313,8 +317,7 @@ def _dies_in_a_worker(parent: int) -> _parallel.BatchHandler:
 def test_a_worker_that_dies_is_an_error_not_a_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
-    monkeypatch.setenv("SLIM_WORKERS", "2")
+    _read_in_parallel(monkeypatch, "2")
     path = tmp_path / "edges.txt"
     _write(path, 5_000)
     with pytest.raises(RuntimeError, match="ended without sending its part"):
@@ -392,8 +395,7 @@ def test_an_error_in_the_parents_range_ends_the_workers(
 ) -> None:
     import multiprocessing
 
-    monkeypatch.setattr(_parallel, "MIN_PARALLEL_BYTES", 1)
-    monkeypatch.setenv("SLIM_WORKERS", "3")
+    _read_in_parallel(monkeypatch, "3")
     path = tmp_path / "edges.txt"
     _write(path, 30_000, bad_at=3)
     with pytest.raises(InputError, match=":3: expected two labels"):
