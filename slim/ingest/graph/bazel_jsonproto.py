@@ -445,19 +445,6 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
 _TARGET = msgspec.json.Decoder(Target)
 
 
-class _AttributeName(msgspec.Struct, gc=False):
-    name: str
-
-
-class _RuleNames(msgspec.Struct, gc=False):
-    attribute: list[_AttributeName] = []
-
-
-class _TargetNames(msgspec.Struct, gc=False):
-    rule: _RuleNames | None = None
-
-
-_NAMES = msgspec.json.Decoder(_TargetNames)
 _VALUE_FIELDS = tuple(
     (f.name, f.type, f.default) for f in msgspec.structs.fields(Attribute) if f.name != "name"
 )
@@ -469,16 +456,49 @@ _FIELDS_BY_CODE = {
 _AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
 
 
+class _RawAttribute(msgspec.Struct, rename="camel", gc=False):
+    """An attribute with its values undecoded (any JSON), for `_ByName.lenient`."""
+
+    name: str
+    type: msgspec.Raw = msgspec.Raw()
+    string_value: msgspec.Raw = msgspec.Raw()
+    string_list_value: msgspec.Raw = msgspec.Raw()
+    boolean_value: msgspec.Raw = msgspec.Raw()
+    int_value: msgspec.Raw = msgspec.Raw()
+    selector_list: msgspec.Raw = msgspec.Raw()
+    label_list_dict_value: msgspec.Raw = msgspec.Raw()
+    label_dict_unary_value: msgspec.Raw = msgspec.Raw()
+    label_keyed_string_dict_value: msgspec.Raw = msgspec.Raw()
+
+
+class _RawRule(msgspec.Struct, rename="camel", gc=False):
+    name: str
+    rule_class: str = ""
+    location: str | None = None
+    attribute: list[_RawAttribute] = []
+    rule_input: list[str] = []
+
+
+class _RawTarget(msgspec.Struct, rename="camel", gc=False):
+    type: str = ""
+    rule: _RawRule | None = None
+    source_file: SourceFile | None = None
+    generated_file: GeneratedFile | None = None
+
+
+_RAW_TARGET = msgspec.json.Decoder(_RawTarget)
+
+
 class _ByName:
     """Decodes Target lines with each attribute typed by its name, the names learned as
     lines come: an attribute no rule reads is checked as JSON but not made into objects
     (no strings for its name, type or value: most of Bazel's attributes), a kept string
     list gets its list only. A line the learned types reject (a name not learned yet, or
     a bad line) is decoded by the plain `Target` decoder, which raises what it always
-    did, unless the error is in a value slim does not read: then the line's names are
-    learned and the learned types decide, so a line is accepted or not whatever was
-    read before it. The types are rebuilt when misses have cost about what a rebuild
-    costs. Names beyond `MAX_NAMES` (a hostile file) are not learned."""
+    did, unless the error is in a value slim does not read (see `lenient`): a line is
+    accepted or not whatever was read before it. The types are rebuilt when misses have
+    cost about what a rebuild costs. Names beyond `MAX_NAMES` (a hostile file) are not
+    learned."""
 
     MAX_NAMES = 4096
 
@@ -498,31 +518,14 @@ class _ByName:
         try:
             t = _TARGET.decode(raw)
         except msgspec.ValidationError as exc:
-            return self._unread_value(raw, exc)
+            if _AT_ATTRIBUTE.search(str(exc)) is None:
+                raise
+            t = lenient(raw, exc)
         if t.rule is not None:
             self._learn([a.name for a in t.rule.attribute])
         return t
 
-    def _unread_value(self, raw: bytes | memoryview, exc: msgspec.ValidationError) -> Target:
-        """The line whose plain decoding failed with `exc` in an attribute, decoded by the
-        learned types once they know its names (they skip what slim does not read); else
-        `exc`."""
-        if _AT_ATTRIBUTE.search(str(exc)) is None:
-            raise exc
-        try:
-            rule = _NAMES.decode(raw).rule
-        except msgspec.DecodeError:
-            raise exc from None
-        names = [a.name for a in rule.attribute] if rule is not None else []
-        self._learn(names, now=True)
-        if self._decode is None or any(n not in self._types for n in names):
-            raise exc
-        try:
-            return self._decode(raw)
-        except msgspec.DecodeError:
-            raise exc from None
-
-    def _learn(self, names: list[str], *, now: bool = False) -> None:
+    def _learn(self, names: list[str]) -> None:
         types = self._types
         for name in names:
             if name not in types and len(types) < self.MAX_NAMES:
@@ -535,7 +538,7 @@ class _ByName:
                 types[name] = cls
                 self._stale = True
         self._misses += 1
-        if self._stale and (now or self._misses >= 2 * len(types)):
+        if self._stale and self._misses >= 2 * len(types):
             self._misses, self._stale = 0, False
             self._decode = self._decoder()
 
@@ -569,6 +572,36 @@ class _ByName:
 
 
 _BY_NAME = _ByName()
+
+
+def lenient(raw: bytes | memoryview, exc: msgspec.ValidationError) -> Target:
+    """The Target of a line the plain decoder rejected with `exc` in an attribute, when
+    every value slim reads is valid (the fields of `_FIELDS_BY_CODE`, as the learned types
+    check them); else `exc`. Each line is decided alone, in time linear in its length."""
+    try:
+        t = _RAW_TARGET.decode(raw)
+    except msgspec.DecodeError:
+        raise exc from None
+    rule = t.rule
+    if rule is None:
+        raise exc
+    attributes = []
+    for a in rule.attribute:
+        values = {}
+        for name, typ, _ in _FIELDS_BY_CODE.get(_code(a.name), _VALUE_FIELDS):
+            value = getattr(a, name)
+            if value:
+                try:
+                    values[name] = msgspec.json.decode(value, type=typ)
+                except msgspec.DecodeError:
+                    raise exc from None
+        attributes.append(Attribute(a.name, **values))
+    return Target(
+        t.type,
+        Rule(rule.name, rule.rule_class, rule.location, attributes, rule.rule_input),
+        t.source_file,
+        t.generated_file,
+    )
 
 
 def streamed_lines(

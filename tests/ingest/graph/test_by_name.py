@@ -36,9 +36,11 @@ def _primed(lines: list[bytes]) -> bj._ByName:
     """A decoder that has learned every attribute name of `lines`, its types built."""
     d = bj._ByName()
     for line in lines:
-        rule = bj._NAMES.decode(line).rule
+        rule = bj._RAW_TARGET.decode(line).rule
         if rule is not None:
-            d._learn([a.name for a in rule.attribute], now=True)
+            d._learn([a.name for a in rule.attribute])
+    if d._types:
+        d._decode = d._decoder()
     return d
 
 
@@ -133,3 +135,19 @@ def test_names_beyond_the_limit_are_read_by_the_plain_decoder(
     rules = [d.decode(line).rule for _ in range(50)]
     assert len(d._types) == 3
     assert _graph(rules[-1:]) == _graph([bj._TARGET.decode(line).rule])
+
+
+def test_lines_that_each_bring_a_name_and_a_bad_unread_value_cost_few_rebuilds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    d = bj._ByName()
+    built = []
+    decoder = d._decoder
+    monkeypatch.setattr(d, "_decoder", lambda: built.append(1) or decoder())
+    for k in range(2000):
+        line = _line(k, [{"name": f"attr_{k}", "type": "STRING", "stringValue": 5}], [])
+        t = d.decode(line)
+        assert t.rule is not None
+        assert t.rule.attribute[0].name == f"attr_{k}"
+    assert len(d._types) == 2000
+    assert len(built) <= 12  # rebuilt as misses add up, never once a line
