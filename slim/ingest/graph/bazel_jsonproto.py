@@ -456,37 +456,24 @@ _FIELDS_BY_CODE = {
 _AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
 
 
-class _RawAttribute(msgspec.Struct, rename="camel", gc=False):
-    """An attribute with its values undecoded (any JSON), for `_ByName.lenient`."""
-
-    name: str
-    type: msgspec.Raw = msgspec.Raw()
-    string_value: msgspec.Raw = msgspec.Raw()
-    string_list_value: msgspec.Raw = msgspec.Raw()
-    boolean_value: msgspec.Raw = msgspec.Raw()
-    int_value: msgspec.Raw = msgspec.Raw()
-    selector_list: msgspec.Raw = msgspec.Raw()
-    label_list_dict_value: msgspec.Raw = msgspec.Raw()
-    label_dict_unary_value: msgspec.Raw = msgspec.Raw()
-    label_keyed_string_dict_value: msgspec.Raw = msgspec.Raw()
-
-
-class _RawRule(msgspec.Struct, rename="camel", gc=False):
-    name: str
-    rule_class: str = ""
-    location: str | None = None
-    attribute: list[_RawAttribute] = []
-    rule_input: list[str] = []
+def _with(struct: type, name: str, **types: Any) -> Any:
+    """`struct`'s fields (defaults kept) with the types of `types` instead."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(struct):
+        typ = types.get(f.name, f.type)
+        if f.default_factory is not msgspec.NODEFAULT:
+            fields.append((f.name, typ, msgspec.field(default_factory=f.default_factory)))
+        elif f.default is not msgspec.NODEFAULT:
+            fields.append((f.name, typ, f.default))
+        else:
+            fields.append((f.name, typ))
+    return msgspec.defstruct(name, fields, rename="camel", gc=False)
 
 
-class _RawTarget(msgspec.Struct, rename="camel", gc=False):
-    type: str = ""
-    rule: _RawRule | None = None
-    source_file: SourceFile | None = None
-    generated_file: GeneratedFile | None = None
-
-
-_RAW_TARGET = msgspec.json.Decoder(_RawTarget)
+#: A Target whose attributes' values are left undecoded (any JSON), for `lenient`.
+_RAW_ATTRIBUTE = _with(Attribute, "RawAttribute", **{n: msgspec.Raw for n, _, _ in _VALUE_FIELDS})
+_RAW_RULE = _with(Rule, "RawRule", attribute=list[_RAW_ATTRIBUTE])  # type: ignore[valid-type]
+_RAW_TARGET = msgspec.json.Decoder(_with(Target, "RawTarget", rule=_RAW_RULE | None))
 
 
 class _ByName:
