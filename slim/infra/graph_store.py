@@ -34,7 +34,7 @@ def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
     """The arrays (forward and reverse CSR, columns) and the msgpack metadata of `graph`."""
     import msgspec
 
-    kind_table, kind_codes = CodeColumn.pack(list(graph.kinds))
+    kind_table, kind_codes = CodeColumn.pack(graph.kinds)
     locs = LocationColumn.pack(graph.locations)
     order, rptr = graph.reverse_csr()
     big = graph.edge_count >= 2**31

@@ -485,6 +485,11 @@ class KeyIndex:
         return None
 
 
+def _code_dtype(n: int) -> type[np.integer[Any]]:
+    """The narrowest signed integer type for codes below `n`."""
+    return np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
+
+
 class CodeColumn(Sequence[str]):
     """id -> one of a few strings (rule kinds): a table and a code per id."""
 
@@ -499,10 +504,23 @@ class CodeColumn(Sequence[str]):
 
     @staticmethod
     def pack(values: Sequence[str]) -> tuple[list[str], NDArray[np.integer]]:
+        """(the distinct values sorted, each value's position there, as narrow as fits)."""
+        if isinstance(values, CodeColumn):
+            return values._repacked()
         table = sorted(set(values))
         pos = {k: i for i, k in enumerate(table)}
-        dtype = np.int8 if len(table) < 2**7 else np.int16 if len(table) < 2**15 else np.int32
-        return table, np.fromiter(map(pos.__getitem__, values), dtype=dtype, count=len(values))
+        return table, np.fromiter(
+            map(pos.__getitem__, values), dtype=_code_dtype(len(table)), count=len(values)
+        )
+
+    def _repacked(self) -> tuple[list[str], NDArray[np.integer]]:
+        """`pack(list(self))` without a string per id: the used codes renumbered."""
+        used = np.unique(self._codes).tolist()
+        table = sorted({self._table[c] for c in used})
+        pos = {k: i for i, k in enumerate(table)}
+        renumber = np.zeros(max(used, default=0) + 1, dtype=np.int64)
+        renumber[used] = [pos[self._table[c]] for c in used]
+        return table, renumber[self._codes].astype(_code_dtype(len(table)))
 
     def __len__(self) -> int:
         return len(self._codes)

@@ -109,6 +109,8 @@ _KEPT_BY_TAKE = frozenset(
         "_aliases",
         "_labels",
         "_kinds",
+        "_kind_names",
+        "_kind_codes",
         "_paths",
         "_path_ids",
         "_texts",
@@ -186,6 +188,27 @@ class _LateIndex(dict[str, int]):
         return iter(self.full())
 
 
+#: Every byte but ":" and NUL (what `all_canonical` deletes).
+_NOT_COLON_OR_SEP = bytes(c for c in range(256) if c not in (0, ord(":")))
+
+
+def all_canonical(labels: list[str]) -> bool:
+    """Whether every label of a non-empty list is canonical as `normalize_label` leaves
+    one (`//` first, a `:`, no trailing `]`), tested on one joined string: a few scans
+    in C instead of three calls per label."""
+    joined = _SEP.join(labels)
+    m = len(labels)
+    if joined.count(_SEP) != m - 1 or not joined.startswith("//"):
+        return False
+    if joined.count(_SEP + "//") != m - 1 or joined.endswith("]") or "]" + _SEP in joined:
+        return False
+    colons = joined.encode("utf-8", "surrogatepass").translate(None, _NOT_COLON_OR_SEP)
+    sep = _SEP.encode()
+    return bool(colons) and not (
+        colons.startswith(sep) or colons.endswith(sep) or sep + sep in colons
+    )
+
+
 def _new_index(items: Iterable[tuple[str, int]] | Mapping[str, int]) -> defaultdict[str, int]:
     """A label index: a `defaultdict` whose factory is set only while `flush` looks up."""
     return defaultdict(None, items)
@@ -219,7 +242,11 @@ class GraphBuilder:
     """Label -> id; a `defaultdict` whose factory is set only while `flush` looks a batch up."""
     _aliases: dict[str, int] = field(default_factory=dict)
     _labels: list[str] = field(default_factory=list)
-    _kinds: list[str] = field(default_factory=list)
+    _kinds: array[int] = field(default_factory=lambda: array("i"))
+    """Each label's rule kind as a code into `_kind_names` (0: none, not described): a
+    merge or `build` handles them as an array, not a million strings."""
+    _kind_names: list[str] = field(default_factory=lambda: [""])
+    _kind_codes: dict[str, int] = field(default_factory=lambda: {"": 0})
     _loc_ids: array[int] = field(default_factory=lambda: array("i"))
     _loc_paths: array[int] = field(default_factory=lambda: array("i"))
     _loc_lines: array[int] = field(default_factory=lambda: array("i"))
@@ -259,8 +286,8 @@ class GraphBuilder:
     """(labels, paths) sent by earlier `take_part` calls: a part's ids start there."""
     _late_kinds: list[int] = field(default_factory=list)
     """Ids below `_sent[0]` that got their rule kind since the last `take_part`."""
-    _sent_kinds: dict[int, str] = field(default_factory=dict)
-    """In a part: the kinds its builder gave to labels of earlier parts."""
+    _sent_kinds: dict[int, int] = field(default_factory=dict)
+    """In a part: the kinds (codes) its builder gave to labels of earlier parts."""
     _hashes: tuple[int, NDArray[np.int64]] | None = None
     """In a part: (`hash(HASH_CHECK)`, the hash of each of its labels) where it was made."""
     _by_hash: SortedHashes | None = None
@@ -314,6 +341,7 @@ class GraphBuilder:
         part.__dict__.update(state)
         part._labels = self._labels[sent_labels:]
         part._kinds = self._kinds[sent_labels:]
+        part._kind_names = list(self._kind_names)
         part._paths = self._paths[sent_paths:]
         part._sent = self._sent
         late: list[int] = state["_late_kinds"]
@@ -389,16 +417,26 @@ class GraphBuilder:
         i = self._ids.setdefault(label, n)
         if i == n:
             self._labels.append(label)
-            self._kinds.append("")
+            self._kinds.append(0)
         return i
 
+    def _kind_code(self, kind: str) -> int:
+        code = self._kind_codes.get(kind)
+        if code is None:
+            code = self._kind_codes[kind] = len(self._kind_names)
+            self._kind_names.append(kind)
+        return code
+
     def _intern_distinct(
-        self, labels: list[str], kinds: list[str], hashes: NDArray[np.int64] | None = None
+        self,
+        labels: list[str],
+        kinds: NDArray[np.int32],
+        hashes: NDArray[np.int64] | None = None,
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Ids of another builder's labels (distinct, with their kinds and maybe their
-        hashes): the new ones are appended in one pass, kinds and all; also the positions
-        of those already here. Many labels are looked up by a join of sorted hashes, and
-        appended without indexing them (see `_LateIndex`)."""
+        """Ids of another builder's labels (distinct, with their kinds as codes of this
+        builder and maybe their hashes): the new ones are appended in one pass, kinds and
+        all; also the positions of those already here. Many labels are looked up by a join
+        of sorted hashes, and appended without indexing them (see `_LateIndex`)."""
         joined = len(labels) >= JOIN_MIN
         if not joined:
             get = self._ids.get
@@ -411,9 +449,9 @@ class GraphBuilder:
         if fresh:
             n0 = len(self._labels)
             ids[new] = np.arange(n0, n0 + len(fresh), dtype=np.int64)
-            added = [labels[j] for j in fresh]
+            added = list(map(labels.__getitem__, fresh))
             self._labels.extend(added)
-            self._kinds.extend([kinds[j] for j in fresh])
+            self._kinds.frombytes(kinds[new].astype(np.int32).tobytes())
             if not joined:
                 self._ids.update(zip(added, range(n0, n0 + len(added)), strict=True))
             elif not isinstance(self._ids, _LateIndex):
@@ -485,7 +523,7 @@ class GraphBuilder:
         first export named on the command line decides the rule kind)."""
         i = self.intern(label)
         if kind and not self._kinds[i]:
-            self._kinds[i] = self._texts.setdefault(kind, kind)
+            self._kinds[i] = self._kind_code(kind)
             if i < self._sent[0]:
                 self._late_kinds.append(i)
         if self.described is not None and kind:
@@ -519,11 +557,14 @@ class GraphBuilder:
         and the kind update through `intern` and a helper, cost 6-8% more of its parse)."""
         n = len(self._labels)
         i = self._ids.setdefault(label, n)
+        code = self._kind_codes.get(kind)
+        if code is None:
+            code = self._kind_code(kind)
         if i == n:
             self._labels.append(label)
-            self._kinds.append(self._texts.setdefault(kind, kind) if kind else "")
-        elif kind and not self._kinds[i]:
-            self._kinds[i] = self._texts.setdefault(kind, kind)
+            self._kinds.append(code)
+        elif code and not self._kinds[i]:
+            self._kinds[i] = code
             if i < self._sent[0]:
                 self._late_kinds.append(i)
         if self.described is not None and kind:
@@ -659,13 +700,9 @@ class GraphBuilder:
         seen = out[at]
         before = np.maximum.accumulate(np.concatenate(([n0 - 1], seen[:-1])))
         new = list(map(labels.__getitem__, at[seen > before].tolist()))
-        m = len(new)
-        canonical = np.fromiter(map(str.startswith, new, repeat("//")), bool, m)
-        canonical &= np.fromiter(map(str.__contains__, new, repeat(":")), bool, m)
-        canonical &= ~np.fromiter(map(str.endswith, new, repeat("]")), bool, m)
-        if bool(canonical.all()):
+        if all_canonical(new):
             self._labels.extend(new)
-            self._kinds.extend(repeat("", m))
+            self._kinds.frombytes(bytes(4 * len(new)))
             return out
         for label in new:
             del ids[label]
@@ -703,7 +740,7 @@ class GraphBuilder:
         self._attrs.setdefault(target, {})[name] = value
 
     def kind_of(self, target: int) -> str:
-        return self._kinds[target]
+        return self._kind_names[self._kinds[target]]
 
     def label_of(self, target: int) -> str:
         return self._labels[target]
@@ -718,9 +755,11 @@ class GraphBuilder:
         self.flush()
         other.flush()
         hashes = other._hashes
+        codes = np.array(list(map(self._kind_code, other._kind_names)), dtype=np.int32)
+        theirs = codes[np.frombuffer(other._kinds, dtype=np.int32)]
         new, known = self._intern_distinct(
             other._labels,
-            other._kinds,
+            theirs,
             hashes[1] if hashes is not None and hashes[0] == hash(HASH_CHECK) else None,
         )
         new_paths = np.array([self._path_id(p) for p in other._paths], dtype=np.int32)
@@ -744,15 +783,16 @@ class GraphBuilder:
         )
         ids_list: list[int] = ids.tolist() if any(by_id) else []
         at = ids_list.__getitem__
-        kinds, texts, theirs = self._kinds, self._texts, other._kinds
-        has_kind = np.fromiter(map(bool, theirs), dtype=bool, count=len(theirs))
+        has_kind = theirs != 0
         given = known[has_kind[known]]
-        for i, j in zip(ids[before + given].tolist(), given.tolist(), strict=True):
-            if not kinds[i]:
-                kinds[i] = texts.setdefault(theirs[j], theirs[j])
-        for k, kind in other._sent_kinds.items():
-            if kind and not kinds[at(k)]:
-                kinds[at(k)] = texts.setdefault(kind, kind)
+        kinds = np.frombuffer(self._kinds, dtype=np.int32)  # a view: written in place
+        mine = ids[before + given]
+        unset = kinds[mine] == 0
+        kinds[mine[unset]] = theirs[given[unset]]
+        for k, code in other._sent_kinds.items():
+            if code and not kinds[at(k)]:
+                kinds[at(k)] = codes[code]
+        del kinds  # (the array cannot grow while viewed)
         if self.described is not None:  # what this export describes, worker parts included
             self.described.update(new[has_kind].tolist())
             self.described.update(map(at, other._sent_kinds))
@@ -805,7 +845,7 @@ class GraphBuilder:
 
     def _described_mask(self) -> NDArray[np.bool_]:
         """Which labels have a rule kind (some export describes them)."""
-        return np.fromiter(map(bool, self._kinds), dtype=bool, count=len(self._kinds))
+        return np.asarray(np.frombuffer(self._kinds, dtype=np.int32) != 0)
 
     def _file_nodes(
         self, n_all: int, described: NDArray[np.bool_]
@@ -903,9 +943,13 @@ class GraphBuilder:
         e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
         e_kind = (keys & 0xF).astype(np.int8)
         data_files = self._data_files(src, dst, ek, is_file, final)
+        from slim.model.columns import CodeColumn
+
         kept = np.flatnonzero(node_keep).tolist()
         labels = list(map(self._labels.__getitem__, kept))
-        kinds = list(map(self._kinds.__getitem__, kept))
+        kinds = CodeColumn(
+            list(self._kind_names), np.frombuffer(self._kinds, dtype=np.int32)[node_keep]
+        )
 
         def remap(d: dict[int, _V]) -> dict[int, _V]:
             """`d` under the new ids, without the dropped ones (in C: a million entries)."""

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from hypothesis import given
+import numpy as np
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slim.model.columns import LocationColumn, StringsColumn
+from slim.model.columns import CodeColumn, LocationColumn, StringsColumn
 from slim.model.graph import Location
 
 paths = st.text(alphabet="abc/_.é ", min_size=1, max_size=12)
@@ -113,3 +114,23 @@ def test_text_and_label_columns_keep_any_text(texts: list[str]) -> None:
         assert i is not None
         assert texts[i] == t
     assert col.find("zz") is None
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.text(max_size=3), min_size=1, max_size=200, unique=True).flatmap(
+        lambda table: st.tuples(
+            st.just(table), st.lists(st.integers(0, len(table) - 1), max_size=60)
+        )
+    )
+)
+def test_a_code_column_packs_as_its_strings_do(case: tuple[list[str], list[int]]) -> None:
+    """A builder's kinds (a table in order of first use, codes per id) pack to the same
+    sorted table and narrow codes as the list of their strings."""
+    table, codes = case
+    column = CodeColumn(table, np.array(codes, dtype=np.int32))
+    got_table, got = CodeColumn.pack(column)
+    want_table, want = CodeColumn.pack(list(column))
+    assert got_table == want_table
+    assert got.dtype == want.dtype
+    assert got.tolist() == want.tolist()

@@ -14,6 +14,7 @@ from slim.model.graph import (
     EdgeKind,
     GraphBuilder,
     Location,
+    all_canonical,
     stable_argsort,
 )
 from slim.model.labels import normalize_label
@@ -388,6 +389,32 @@ def test_queued_labels_get_the_ids_interning_one_by_one_gives(
     assert queued._src.tolist() == direct._src.tolist()
     assert queued._files.tolist() == direct._files.tolist()
     assert [queued.lookup(x) for x in direct._labels] == list(range(len(direct._labels)))
+
+
+_PIECE = st.text(alphabet=st.sampled_from("/:ab\0é\ud800"), max_size=3)
+_LABEL_TEXT = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["//", "@//", ":", "", "/"]),
+        _PIECE,
+        st.sampled_from([":", "", "::"]),
+        _PIECE,
+        st.sampled_from(["", "]"]),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_LABEL_TEXT, st.sampled_from(_SPELLINGS)), min_size=1, max_size=6))
+def test_all_canonical_is_the_check_of_each_label(labels: list[str]) -> None:
+    """The joined test of a batch's new labels says canonical exactly when each one is
+    (`//` first, a `:`, no trailing `]`); a label holding the separator (NUL) sends the
+    batch to the one-by-one path (which gives the same ids) instead."""
+    each = all(x.startswith("//") and ":" in x and not x.endswith("]") for x in labels)
+    if any("\0" in x for x in labels):
+        assert not all_canonical(labels)
+    else:
+        assert all_canonical(labels) == each
 
 
 def test_a_part_refuses_to_intern_and_an_empty_group_flushes() -> None:

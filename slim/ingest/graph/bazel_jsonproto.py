@@ -359,6 +359,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 
 
 _IMPLICIT, _SRCS = EdgeKind.IMPLICIT, EdgeKind.SRCS
+_CODE_OF = operator.attrgetter("code")
 _SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
 _NAME_CODES: dict[str, int] = {}
 
@@ -396,10 +397,8 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     srcs: list[str] = []
     parts: _RuleParts | None = None
     kinds = _KINDS
-    for a in r.attribute:
+    for a in filter(_CODE_OF, r.attribute):  # in C: most attributes add nothing
         code = a.code
-        if not code:
-            continue
         name = a.name
         labels = a.string_list_value
         if code == _LISTED:  # nothing but a list value of a non-label type counts
@@ -429,7 +428,13 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
             else:
                 parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
                 parts.listed(a)
-        elif (a.type in _EDGE_TYPES or name in _KEPT_SCALARS) and _has_value(a):
+        elif (a.type in _EDGE_TYPES or name in _KEPT_SCALARS) and not (
+            a.string_value is None  # `_has_value` inline: most of these have no value
+            and a.int_value is None
+            and a.boolean_value is None
+            and a.selector_list is None
+            and a.type not in DICT_TYPES
+        ):
             parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
             parts.valued(a)
     if parts is None:
@@ -502,6 +507,16 @@ class _ByName:
                 return fast(raw)
             except msgspec.DecodeError:
                 pass
+        return self.plain(raw)
+
+    def decoder(self) -> Callable[[bytes | memoryview], Target]:
+        """What decodes a line now: the learned types, or `plain` before any are. A line
+        it rejects goes to `plain`, then the caller asks again (the types may be new)."""
+        return self._decode or self.plain
+
+    def plain(self, raw: bytes | memoryview) -> Target:
+        """The plain decoder's Target (or error), `lenient` where it applies, the line's
+        attribute names learned."""
         try:
             t = _TARGET.decode(raw)
         except msgspec.ValidationError as exc:
@@ -596,7 +611,8 @@ def streamed_lines(
 ) -> None:
     """Decode and add each line at once: per-line decoding keeps the working set in cache
     (a joined batch decodes 2x slower). Lines may be views of a mapped file."""
-    decode = _BY_NAME.decode
+    learned = _BY_NAME
+    decode = learned.decoder()
     for k, raw in enumerate(lines):
         if not raw or raw[0] != 0x7B:  # not "{"
             stripped = bytes(raw).strip()
@@ -608,10 +624,17 @@ def streamed_lines(
                 )
         try:
             t = decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise InputError(
-                name, f"a JSON Target object ({exc})", describe_found(bytes(raw)), line=first + k
-            ) from None
+        except msgspec.DecodeError:
+            try:
+                t = learned.plain(raw)
+            except msgspec.DecodeError as exc:
+                raise InputError(
+                    name,
+                    f"a JSON Target object ({exc})",
+                    describe_found(bytes(raw)),
+                    line=first + k,
+                ) from None
+            decode = learned.decoder()
         if t.rule is not None:
             _streamed_rule(b, t.rule)
         elif t.source_file is not None:
