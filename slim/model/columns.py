@@ -110,11 +110,14 @@ class LocationColumn(Mapping[int, Location]):
 
     def _packed(self) -> dict[str, object]:
         """`pack` of this column: its arrays, the path table cut to the paths in use."""
-        used, path_idx = np.unique(np.asarray(self._path_idx), return_inverse=True)
-        paths = [self._paths[int(k)] for k in used.tolist()]
+        idx = np.asarray(self._path_idx, dtype=np.int64)
+        used = np.flatnonzero(np.bincount(idx, minlength=len(self._paths)))  # np.unique, O(n)
+        renumber = np.zeros(len(self._paths), dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        paths = [self._paths[k] for k in used.tolist()]
         return {
             "ids": np.asarray(self._ids, dtype=np.int64),
-            "path_idx": path_idx.astype(np.int64),
+            "path_idx": renumber[idx],
             "lines": np.asarray(self._lines, dtype=np.int64),
             "paths": SEP.join(paths),
         }

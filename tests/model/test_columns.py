@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slim.model.columns import CodeColumn, LocationColumn, StringsColumn
+from slim.model.columns import SEP, CodeColumn, LocationColumn, StringsColumn
 from slim.model.graph import Location
 
 paths = st.text(alphabet="abc/_.é ", min_size=1, max_size=12)
@@ -18,6 +18,28 @@ def test_locations_round_trip(raw: dict[int, tuple[str, int | None]]) -> None:
     assert len(col) == len(locs)
     assert col.get(-1) is None
     assert ("x" in col) is False
+
+
+@given(
+    st.lists(paths, min_size=1, max_size=8, unique=True),
+    st.lists(st.tuples(st.integers(0, 7), st.integers(-1, 99)), max_size=30),
+)
+def test_a_column_packs_as_its_locations_do(table: list[str], rows: list[tuple[int, int]]) -> None:
+    """A builder's column (a path table some of whose paths no kept target uses) packs to
+    the arrays of the same locations given one by one: the table cut to the paths used,
+    in table order."""
+    rows = [(p % len(table), line) for p, line in rows]
+    ids = np.arange(len(rows), dtype=np.int64) * 3
+    col = LocationColumn(
+        ids,
+        np.array([p for p, _ in rows], dtype=np.int64),
+        np.array([line for _, line in rows], dtype=np.int64),
+        table,
+    )
+    got = LocationColumn.pack(col)
+    assert got["paths"] == SEP.join(table[k] for k in sorted({p for p, _ in rows}))
+    assert dict(LocationColumn.unpack(got).items()) == dict(col.items())
+    assert np.asarray(got["path_idx"]).dtype == np.int64
 
 
 @given(
