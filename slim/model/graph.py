@@ -437,7 +437,8 @@ class GraphBuilder:
         builder and maybe their hashes): the new ones are appended in one pass, kinds and
         all; also the positions of those already here. Many labels are looked up by a join
         of sorted hashes, and appended without indexing them (see `_LateIndex`)."""
-        joined = len(labels) >= JOIN_MIN
+        # (a late index would be completed by the first probe: a million inserts)
+        joined = len(labels) >= JOIN_MIN or isinstance(self._ids, _LateIndex)
         if not joined:
             get = self._ids.get
             ids = np.fromiter(map(get, labels, repeat(-1)), dtype=np.int64, count=len(labels))
@@ -771,18 +772,7 @@ class GraphBuilder:
             pids = np.concatenate((earlier.paths, new_paths))
         else:
             ids, pids = new, new_paths
-        by_id = (
-            other._loc_other,
-            other._tags,
-            other._attrs,
-            other._configurations,
-            other._generated_by,
-            other._artifacts,
-            other._edge_locations,
-            other._sent_kinds,
-        )
-        ids_list: list[int] = ids.tolist() if any(by_id) else []
-        at = ids_list.__getitem__
+        at = ids.item  # few ids are looked up one by one: no list of them all
         has_kind = theirs != 0
         given = known[has_kind[known]]
         kinds = np.frombuffer(self._kinds, dtype=np.int32)  # a view: written in place

@@ -31,10 +31,9 @@ class SortedHashes:
     """Ids by label hash: the hashes of a growing label list, in sorted runs (each batch
     of labels taken in is sorted once on the next `find`, not the whole list again)."""
 
-    __slots__ = ("_in_order", "_pending", "_runs", "count")
+    __slots__ = ("_pending", "_runs", "count")
 
     def __init__(self) -> None:
-        self._in_order: list[NDArray[np.int64]] = []
         self._pending: list[NDArray[np.int64]] = []
         self._runs: list[tuple[NDArray[np.int64], NDArray[np.int32]]] = []
         """(sorted hashes, their ids) of each batch."""
@@ -52,13 +51,13 @@ class SortedHashes:
         if self._pending:
             batch = np.concatenate(self._pending)
             self._pending = []
-            self._in_order.append(batch)
-            if len(self._runs) >= _MAX_RUNS:
-                batch = np.concatenate(self._in_order)
-                self._in_order, self._runs = [batch], []
             order = np.argsort(batch)
             ids = (order + (self.count - len(batch))).astype(np.int32)
             self._runs.append((batch[order], ids))
+            if len(self._runs) > _MAX_RUNS:  # into one: a stable sort of sorted runs merges
+                hashes = np.concatenate([h for h, _ in self._runs])
+                order = np.argsort(hashes, kind="stable")
+                self._runs = [(hashes[order], np.concatenate([i for _, i in self._runs])[order])]
         return self._runs
 
     def find(self, hashes: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -354,6 +354,33 @@ def test_a_merge_by_hash_join_equals_one_by_dict_even_when_hashes_collide(
     assert by_join.intern(by_dict._labels[-1]) == n - 1
 
 
+def test_a_small_part_after_a_joined_one_is_joined_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a large part was joined (its labels appended without an index), a part below
+    `JOIN_MIN` is joined as well: a probe of the index would first add every label the
+    large one brought (a million inserts on the 1M-target export); the labels and ids are
+    those of reading both parts here."""
+    import slim.model.graph as graph_module
+
+    monkeypatch.setattr(graph_module, "JOIN_MIN", 5)
+    receiver, sender, serial = GraphBuilder(), GraphBuilder(), GraphBuilder()
+    for b in (receiver, serial):
+        b.add_target("//r:r", "cc_binary")
+    for b in (sender, serial):
+        for k in range(10):
+            b.add_target(f"//a:{k}", "cc_library")
+    first = receiver.merge(sender.take_part())
+    assert isinstance(receiver._ids, graph_module._LateIndex)
+    for b in (sender, serial):
+        i = b.add_target("//b:1", "py_library")
+        b.add_label_edges(i, ["//a:3", "//r:r", "//c:new"], EdgeKind.DEPS, "//b")
+    receiver.merge(sender.take_part(), first)
+    serial.flush()
+    assert isinstance(receiver._ids, graph_module._LateIndex)
+    assert receiver._labels == serial._labels
+    assert receiver.build().edge_dst.tolist() == serial.build().edge_dst.tolist()
+    assert receiver.lookup("//c:new") == serial.lookup("//c:new")
+
+
 _SPELLINGS = ["//a:b", "@//a:b", "@@//a:b", "//a", ":x", "//p:x", "//c:d", "@r//e:f", "//g:h"]
 
 

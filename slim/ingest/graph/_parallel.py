@@ -2,19 +2,22 @@
 
 Each range starts after a newline, so every line belongs to exactly one range; workers
 feed their own `GraphBuilder`, which the parent merges (label interning is the cost
-that parallelises: decoding and hashing millions of label strings). Line numbers in
-errors are made absolute by counting the newlines before the failing range, which is
-only done when an error happens.
+that parallelises: decoding and hashing millions of label strings). A worker claims its
+pieces one by one; the parent, done with its own range, claims the last unclaimed ones
+itself, so a worker slowed down (by a busy neighbour on a shared machine) does not keep
+it waiting. Line numbers in errors are made absolute by counting the newlines before the
+failing range, which is only done when an error happens.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import mmap
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from slim.errors import InputError
 from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC
@@ -22,7 +25,10 @@ from slim.model.graph import GraphBuilder
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
+    from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
+
+    from slim.model.graph import PartIds
 
 CHUNK = 8 << 20
 BATCH_LINES = 4096
@@ -30,9 +36,10 @@ RELEASE_BYTES = 32 << 20
 BOUNDARY_BLOCK = 1 << 20
 MIN_PARALLEL_BYTES = 48 << 20
 #: The parent's share of the file relative to an even split, and how many pieces each
-#: worker's share is cut into (see `plan_ranges`; measured on the 1M-target export).
-PARENT_SHARE = 0.99
-PIECES = 3
+#: worker's share is cut into (see `plan_ranges`; measured on the 1M-target export). The
+#: parent reads less than its share and takes the last pieces of a slower worker.
+PARENT_SHARE = 0.92
+PIECES = 12
 
 #: batch handler: (builder, first line number of the batch, the lines, path for errors)
 BatchHandler = Callable[[GraphBuilder, int, Sequence[bytes | memoryview], str], None]
@@ -137,14 +144,22 @@ def plan_ranges(path: Path, workers: int) -> tuple[tuple[int, int], list[tuple[i
     """The parent's range and the workers' pieces, in file order.
 
     The parent reads a little less than its share (`PARENT_SHARE`): it also receives and
-    merges every worker's part, and a worker's range is cut into `PIECES` pieces per
-    worker, each sent back as soon as it is read, so the parent merges the first pieces
-    while the workers still read the last ones instead of waiting for one large part.
+    merges every worker's part, and each worker's span is cut into `PIECES` pieces, each
+    sent back as soon as it is read, so the parent merges the first pieces while the
+    workers still read the last ones instead of waiting for one large part. The pieces
+    of a span shrink (sizes PIECES, ..., 2, 1): the last ones, which the parent takes over
+    from a worker that is behind, are small, so the two end close together.
     """
     size = path.stat().st_size
     first = int(size * PARENT_SHARE / workers)
-    pieces = (workers - 1) * PIECES
-    at = [first + (size - first) * k // pieces for k in range(pieces)]
+    spans = workers - 1
+    total = PIECES * (PIECES + 1) // 2
+    done = [0, *itertools.accumulate(range(PIECES, 1, -1))]
+    at = [
+        first + (size - first) * (g * total + d) // (spans * total)
+        for g in range(spans)
+        for d in done
+    ]
     cuts = _cuts(path, at)
     ranges = list(zip(cuts, cuts[1:], strict=False)) or [(0, size)]
     return ranges[0], ranges[1:]
@@ -177,38 +192,63 @@ def _read_range(path: Path, start: int, end: int, handler: BatchHandler, b: Grap
     b.flush()
 
 
+class _Claims:
+    """Which pieces of each worker's group are still unclaimed, shared by the processes:
+    a worker claims the next piece of its group, the parent the last one of a group."""
+
+    def __init__(self, ctx: BaseContext, groups: Sequence[Sequence[tuple[int, int]]]) -> None:
+        self._lock = ctx.Lock()
+        # [next piece, end of the unclaimed pieces] of each group
+        self._bounds = ctx.RawArray("i", [n for g in groups for n in (0, len(g))])
+
+    def next(self, group: int) -> int | None:
+        """The index of the next piece of `group` for its worker, None when none is left."""
+        with self._lock:
+            k, end = self._bounds[2 * group], self._bounds[2 * group + 1]
+            if k >= end:
+                return None
+            self._bounds[2 * group] = k + 1
+            return int(k)
+
+    def last(self) -> tuple[int, int] | None:
+        """(group, index) of the last unclaimed piece of the group with the most of them
+        (a later group on ties), for the parent; None when every piece is claimed."""
+        with self._lock:
+            bounds = self._bounds
+            left = [(bounds[2 * g + 1] - bounds[2 * g], g) for g in range(len(bounds) // 2)]
+            n, g = max(left, default=(0, 0))
+            if n <= 0:
+                return None
+            bounds[2 * g + 1] -= 1
+            return g, int(bounds[2 * g + 1])
+
+
 def _worker(
     path: Path,
     pieces: Sequence[tuple[int, int]],
+    group: int,
+    claims: _Claims,
     handler: BatchHandler,
     scratch: str,
     conn: Connection,
 ) -> None:
-    """Read `pieces` in order into one builder, sending what each added as a part.
+    """Read the pieces of `group` it claims, in order, into one builder, sending what each
+    added as a part, then `None`.
 
     A part goes back as a file in `scratch`, its name through `conn`: the parent's
     reading of a pipe 64 KiB at a time would wait for the GIL its main thread holds
     while parsing (a 20 MB part took seconds). One builder for all pieces: a later part
     names a label already sent by its id, so the parent looks up each label once."""
     import gc
-    import pickle
 
     gc.disable()
     b = GraphBuilder()
     try:
-        for start, end in pieces:
+        while (k := claims.next(group)) is not None:
+            start, end = pieces[k]
             _read_range(path, start, end, handler, b)
-            part = b.take_part()
-            out = os.path.join(scratch, f"{start}.part")
-            try:
-                with open(out, "wb") as f:
-                    pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
-            except OSError:  # no room there (a small /dev/shm): through the pipe, slower
-                with contextlib.suppress(OSError):
-                    os.unlink(out)
-                conn.send(part)
-            else:
-                conn.send(out)
+            conn.send(_sent(b.take_part(), os.path.join(scratch, f"{start}.part")))
+        conn.send(None)
     except Exception as exc:  # noqa: BLE001 - the parent raises it, as for its own range
         try:
             conn.send(exc)
@@ -216,6 +256,21 @@ def _worker(
             conn.send(RuntimeError(f"a parsing worker failed: {exc!r}"))
     finally:
         conn.close()
+
+
+def _sent(part: GraphBuilder, out: str) -> str | GraphBuilder:
+    """What to send for `part`: the file `out` it was written to, or itself when there is
+    no room there (a small /dev/shm: through the pipe, slower)."""
+    import pickle
+
+    try:
+        with open(out, "wb") as f:
+            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+        return part
+    return out
 
 
 def _received(name: str | GraphBuilder) -> GraphBuilder:
@@ -291,49 +346,118 @@ def _in_parallel(
     mine: tuple[int, int],
     groups: list[list[tuple[int, int]]],
 ) -> None:
-    """Read `mine` here while one worker per group reads its pieces; merge every part in
-    file order, each as it arrives (the later pieces are still being read)."""
+    """Read `mine` here while one worker per group reads the pieces of its group it
+    claims; then claim the last unclaimed pieces here (see `_Stolen`), merging the
+    workers' parts as they arrive, and every part in file order."""
     import multiprocessing
     import tempfile
 
     ctx = multiprocessing.get_context("fork")
-    workers: list[tuple[BaseProcess, Connection, int]] = []
+    claims = _Claims(ctx, groups)
+    workers: list[tuple[BaseProcess, Connection]] = []
     # Parts held at once take a few percent of the file (5% on the 1M-target export).
     need = max(path.stat().st_size // 8, 64 << 20)
     with tempfile.TemporaryDirectory(prefix="slim-parts-", dir=_scratch_dir(need)) as scratch:
         try:
-            for group in groups:
+            for g, group in enumerate(groups):
                 receive, send = ctx.Pipe(duplex=False)
                 proc: BaseProcess = ctx.Process(
-                    target=_worker, args=(path, group, handler, scratch, send), daemon=True
+                    target=_worker,
+                    args=(path, group, g, claims, handler, scratch, send),
+                    daemon=True,
                 )
                 proc.start()
                 send.close()
-                workers.append((proc, receive, len(group)))
+                workers.append((proc, receive))
             builder.hash_labels()
             for lineno, lines in iter_range_batches(path, *mine):
                 handler(builder, lineno, lines, str(path))
-            for proc, receive, n in workers:
-                earlier = None
-                for _ in range(n):
-                    earlier = builder.merge(_received(_message(receive)), earlier)
+            stolen = _Stolen(path, handler)
+            merging = _Merging(builder, [receive for _, receive in workers], stolen)
+            merging.take_arrived()
+            while stolen.read(claims, groups):
+                merging.take_arrived()
+            for g, (proc, _) in enumerate(workers):
+                merging.take_all(g)
                 proc.join()
         finally:
-            for proc, receive, _ in workers:
+            for proc, receive in workers:
                 if proc.is_alive():
                     proc.terminate()
                 proc.join()
                 receive.close()
 
 
-def _message(conn: Connection) -> str | GraphBuilder:
-    """A part (its file's name, or itself) from a worker, or the error it ended with,
-    raised here."""
+class _Merging:
+    """Merges the parts into `builder` in file order: group by group, each group's parts
+    as its worker sends them, then (at its `None`: every piece of the group is claimed)
+    the pieces of the group the parent read."""
+
+    def __init__(self, builder: GraphBuilder, conns: Sequence[Connection], stolen: _Stolen) -> None:
+        self._builder, self._conns, self._stolen = builder, conns, stolen
+        self._group, self._earlier = 0, cast("PartIds | None", None)
+
+    def take_arrived(self) -> None:
+        """Merge what has arrived and can be merged now."""
+        while self._group < len(self._conns) and self._conns[self._group].poll():
+            self._take_one()
+
+    def take_all(self, group: int) -> None:
+        """Merge every part of `group` (and of those before it), waiting for them."""
+        while self._group <= group:
+            self._take_one()
+
+    def _take_one(self) -> None:
+        msg = _message(self._conns[self._group])
+        if msg is None:
+            for part in self._stolen.of_group(self._group):
+                self._builder.merge(part)
+            self._group, self._earlier = self._group + 1, None
+        else:
+            self._earlier = self._builder.merge(_received(msg), self._earlier)
+
+
+class _Stolen:
+    """Pieces the parent claimed from the end of a worker's group, each read into a
+    builder of its own and merged after that worker's parts. An error in one is raised
+    when its turn comes, after any earlier piece's: the first bad line in file order."""
+
+    def __init__(self, path: Path, handler: BatchHandler) -> None:
+        self._path, self._handler = path, handler
+        self._parts: dict[int, list[tuple[int, GraphBuilder | InputError]]] = {}
+        self._failed = False
+
+    def read(self, claims: _Claims, groups: Sequence[Sequence[tuple[int, int]]]) -> bool:
+        """Claim and read one piece; False when none is left (or one failed)."""
+        got = None if self._failed else claims.last()
+        if got is None:
+            return False
+        g, k = got
+        b = GraphBuilder()
+        try:
+            _read_range(self._path, *groups[g][k], self._handler, b)
+        except InputError as exc:
+            self._failed = True
+            self._parts.setdefault(g, []).append((k, exc))
+        else:
+            self._parts.setdefault(g, []).append((k, b.take_part()))
+        return True
+
+    def of_group(self, g: int) -> Iterator[GraphBuilder]:
+        for _, part in sorted(self._parts.pop(g, []), key=lambda kp: kp[0]):
+            if isinstance(part, InputError):
+                raise part
+            yield part
+
+
+def _message(conn: Connection) -> str | GraphBuilder | None:
+    """A part (its file's name, or itself) from a worker, None when it has sent them all,
+    or the error it ended with, raised here."""
     try:
         msg = conn.recv()
     except EOFError:
         raise RuntimeError("a parsing worker ended without sending its part") from None
     if isinstance(msg, BaseException):
         raise msg
-    assert isinstance(msg, (str, GraphBuilder))
+    assert msg is None or isinstance(msg, (str, GraphBuilder))
     return msg

@@ -401,3 +401,89 @@ def test_an_error_in_the_parents_range_ends_the_workers(
     with pytest.raises(InputError, match=":3: expected two labels"):
         load_lines(path, GraphBuilder(), _handler)
     assert multiprocessing.active_children() == []
+
+
+def _slow_worker(delay_before: float, delay_each: float) -> object:
+    """`_parallel._worker`, started `delay_before` seconds late and taking `delay_each`
+    more per piece: a worker on a busy core."""
+    import time
+
+    real, claims_next = _parallel._worker, _parallel._Claims.next
+
+    def claim(self: _parallel._Claims, group: int) -> int | None:
+        got = claims_next(self, group)
+        time.sleep(delay_each)
+        return got
+
+    def worker(*args: object) -> None:
+        time.sleep(delay_before)
+        _parallel._Claims.next = claim  # type: ignore[method-assign]  # this process only
+        real(*args)  # type: ignore[arg-type]
+
+    return worker
+
+
+@pytest.mark.parametrize(
+    ("delay_before", "delay_each", "steals"),
+    [(0.0, 0.0, False), (3.0, 0.0, True), (0.0, 0.4, True)],
+    ids=["no-steal", "parent-reads-all", "parent-reads-the-last"],
+)
+def test_pieces_the_parent_takes_over_give_the_same_graph_and_ids(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    delay_before: float,
+    delay_each: float,
+    steals: bool,
+) -> None:
+    """Whoever reads a worker's piece (the worker, or the parent once done with its own
+    range), the builder ends with the same labels in the same order (ids do not depend on
+    timing), the same kinds, locations, sources and edges."""
+    from slim.ingest import load_graph
+    from slim.model.canonical import graph_to_canonical
+
+    path = tmp_path / "g.ndjson"
+    generate_large.generate(path, targets=3000, seed=11, avg_deps=3.0, fmt="bazel")
+    _read_in_parallel(monkeypatch, "2")
+    monkeypatch.setattr(_parallel, "PIECES", 6)
+    monkeypatch.setattr(_parallel, "BATCH_LINES", 50)
+    reference = load_graph([path])
+    taken: list[tuple[int, int]] = []
+    last = _parallel._Claims.last
+
+    def claim_last(self: _parallel._Claims) -> tuple[int, int] | None:
+        got = last(self) if steals else None
+        if got is not None:
+            taken.append(got)
+        return got
+
+    monkeypatch.setattr(_parallel._Claims, "last", claim_last)
+    monkeypatch.setattr(_parallel, "_worker", _slow_worker(delay_before, delay_each))
+    got = load_graph([path])
+    assert bool(taken) is steals
+    if delay_before:
+        assert sorted(k for _, k in taken) == list(range(6))
+    elif steals:
+        assert 0 < len(taken) < 6
+    assert list(got.labels) == list(reference.labels)
+    assert list(got.kinds) == list(reference.kinds)
+    assert graph_to_canonical(got) == graph_to_canonical(reference)
+    assert dict(got.locations.items()) == dict(reference.locations.items())
+
+
+def test_a_bad_line_the_parent_took_over_is_reported_after_an_earlier_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces read by the parent out of order still report the first bad line of the
+    file (the worker's), and the last one alone when it is the only one."""
+    _read_in_parallel(monkeypatch, "2")
+    monkeypatch.setattr(_parallel, "PIECES", 4)
+    monkeypatch.setattr(_parallel, "_worker", _slow_worker(1.5, 0.0))
+    path = tmp_path / "edges.txt"
+    with path.open("w") as f:
+        for i in range(20_000):
+            f.write("!\n" if i + 1 in (13_001, 19_999) else f"n{i} n{i + 1}\n")
+    with pytest.raises(InputError, match=":13001: expected two labels"):
+        load_lines(path, GraphBuilder(), _handler)
+    _write(path, 20_000, bad_at=19_999)
+    with pytest.raises(InputError, match=":19999: expected two labels"):
+        load_lines(path, GraphBuilder(), _handler)
