@@ -252,10 +252,16 @@ def _rss_row(case: str, r: dict[str, Any], limit_mib: int) -> dict[str, Any]:
     }
 
 
+#: Runs of the line-decode floor and of the first full-graph query, the best of which
+#: are compared: on a shared 2-core machine one run of either drifts by 10-20%.
+ROUNDS = 3
+
+
 def _floors(path: Path) -> tuple[str, float, float, float]:
-    """(decoder, line-decode floor, its CPU time, `python -c "import numpy"`), measured now."""
+    """(decoder, line-decode floor (best of `ROUNDS`), its CPU time, `python -c "import
+    numpy"`), measured now."""
     decoder = "orjson"
-    floor = measure([sys.executable, "-c", _ORJSON_FLOOR, str(path)])
+    floor = best_of([sys.executable, "-c", _ORJSON_FLOOR, str(path)], ROUNDS)
     numpy_s = min(measure([sys.executable, "-c", "import numpy"])["wall"] for _ in range(5))
     return decoder, floor["wall"], floor["cpu"], numpy_s
 
@@ -271,7 +277,10 @@ def _cold_rows(
     path: Path, slim: Any, env: dict[str, str], decoder: str, floor: float
 ) -> list[dict[str, Any]]:
     """Graph-only cold report (the closure route), then the first full-graph query: two
-    started together on the empty cache (one parses, the other waits for its entry)."""
+    started together on the empty cache (one parses, the other waits for its entry),
+    `ROUNDS` times (what the full parse wrote removed before each, the closure's entry
+    kept for the warm rows; every round must pass its checks; the best one is timed, the
+    highest peak RSS reported)."""
     root = "//app/bin0:bin0"
     rows = []
     _warm(path)
@@ -287,14 +296,30 @@ def _cold_rows(
         )
     )
     rows.append(_rss_row("the cold report", cold, 1024))
-    _warm(path)
-    a, b = measure_together(
-        [slim("report", root, "--trace", str(_TRACE), "--format", "json")] * 2, env
-    )
-    first, second = sorted((a, b), key=lambda r: r["cpu"], reverse=True)
+    graphs = Path(env["SLIM_CACHE_DIR"]) / "graphs"
+    closure = set(graphs.iterdir()) if graphs.is_dir() else set()
+    rounds = []
+    for _ in range(ROUNDS):
+        for entry in set(graphs.iterdir()) - closure if graphs.is_dir() else ():
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        _warm(path)
+        pair = measure_together(
+            [slim("report", root, "--trace", str(_TRACE), "--format", "json")] * 2, env
+        )
+        rounds.append(sorted(pair, key=lambda r: r["cpu"], reverse=True))
+    first, second = min(rounds, key=lambda fs: float(fs[0]["wall"]))
+    same = all(x["stdout"] == y["stdout"] and x["rc"] == y["rc"] for x, y in rounds)
+    same = same and len({x["stdout"] for x, _ in rounds}) == 1
+    waits = all(y["cpu"] <= 0.2 * x["cpu"] for x, y in rounds)
+    rss = max(rounds, key=lambda fs: int(fs[0]["rss_kib"]))[0]
+    walls = ", ".join(f"{x['wall']:.1f}" for x, _ in rounds)
     rows.append(
         _row(
-            "first full-graph query (report with a trace: parse + cache write)",
+            f"first full-graph query (report with a trace: parse + cache write; best of "
+            f"{ROUNDS}: {walls} s)",
             first,
             f"{decoder} line decode",
             floor,
@@ -302,8 +327,7 @@ def _cold_rows(
             first["wall"] <= 1.5 * floor,
         )
     )
-    rows.append(_rss_row("the full parse", first, 1024))
-    same = a["stdout"] == b["stdout"] and a["rc"] == b["rc"]
+    rows.append(_rss_row("the full parse", rss, 1024))
     rows.append(
         {
             "case": "a second full-graph query started at the same moment: waits, parses "
@@ -314,10 +338,10 @@ def _cold_rows(
             "floor_measured": f"{first['cpu']:.1f} s",
             "ratio": second["cpu"] / max(first["cpu"], 1e-9),
             "goal": "≤ 0.2×, same bytes",
-            "ok": same and second["cpu"] <= 0.2 * first["cpu"],
+            "ok": same and waits,
         }
     )
-    outlived = cold["outlived"] or a["outlived"] or b["outlived"]
+    outlived = cold["outlived"] or any(x["outlived"] or y["outlived"] for x, y in rounds)
     rows.append(
         {
             "case": "a process of the command alive after it exited (cold and full runs)",
@@ -499,7 +523,7 @@ def run(quick: bool, workdir: Path) -> list[dict[str, Any]]:
         {
             "case": f"input ({size}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})",
             "measured": f"wc -l {_s(wc['wall'])}",
-            "floor": f"{decoder} line-by-line decode",
+            "floor": f"{decoder} line-by-line decode (best of {ROUNDS})",
             "floor_measured": f"{_s(floor)} ({floor_cpu:.1f} s CPU)",
         }
     ]
