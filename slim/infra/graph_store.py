@@ -105,6 +105,10 @@ def _check(a: dict[str, NDArray[Any]], n: int, e: int, table: list[str]) -> None
         m = len(a[f"{col}_ids"])
         _check_ptr(a[f"{col}_bounds"], m, len(a[f"{col}_blob"]), f"{col} bounds")
         _need(m == 0 or (int(a[f"{col}_ids"][-1]) < n), f"{col} ids out of range")
+    for col in ("srcs", "tags"):
+        order, m = a[f"{col}_order"], len(a[f"{col}_ids"])
+        _need(order.shape in ((0,), (m,)), f"{col} order has shape {order.shape}")
+        _need(not len(order) or 0 <= int(order.min()) <= int(order.max()) < m, f"{col} order")
     m = len(a["loc_ids"])
     for name in ("loc_path_idx", "loc_lines"):
         _need(a[name].shape == (m,), f"{name} does not match loc_ids")
@@ -140,8 +144,8 @@ def unpack(a: dict[str, NDArray[Any]], blob: bytes, n: int, e: int) -> BuildGrap
         ),
         kinds=CodeColumn(table, a["kinds"]),
         locations=locations,
-        srcs=StringsColumn(a["srcs_ids"], a["srcs_bounds"], a["srcs_blob"]),
-        tags=StringsColumn(a["tags_ids"], a["tags_bounds"], a["tags_blob"]),
+        srcs=StringsColumn(a["srcs_ids"], a["srcs_bounds"], a["srcs_blob"], a["srcs_order"]),
+        tags=StringsColumn(a["tags_ids"], a["tags_bounds"], a["tags_blob"], a["tags_order"]),
         attrs=MsgpackColumn(a["attrs_ids"], a["attrs_bounds"], a["attrs_blob"]),
         configurations={int(k): tuple(v) for k, v in meta["configurations"].items()},
         edge_src=a["src"],

@@ -170,12 +170,19 @@ class LocationColumn(Mapping[int, Location]):
 
 
 class StringsColumn(Mapping[int, tuple[str, ...]]):
-    """target id -> tuple of strings (srcs, tags), decoded from one blob on access."""
+    """target id -> tuple of strings (srcs, tags), decoded from one blob on access: the
+    values lie in the blob in id order, or in another order that `order` maps to (for
+    the i-th id, the `order[i]`-th value; empty: id order)."""
 
     def __init__(
-        self, ids: NDArray[np.int64], bounds: NDArray[np.int64], blob: bytes | NDArray[np.uint8]
+        self,
+        ids: NDArray[np.int64],
+        bounds: NDArray[np.int64],
+        blob: bytes | NDArray[np.uint8],
+        order: NDArray[np.integer] | None = None,
     ) -> None:
         self._ids, self._bounds, self._blob = ids, bounds, blob
+        self._order = order if order is not None and len(order) else None
 
     @staticmethod
     def pack(values: Mapping[int, tuple[str, ...]]) -> dict[str, object]:
@@ -201,10 +208,27 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
         return StringsColumn(ids, bounds, np.frombuffer(b"".join(parts), np.uint8))
 
+    @staticmethod
+    def from_laid(
+        ids: NDArray[np.int64],
+        lengths: NDArray[np.integer],
+        blob: NDArray[np.uint8],
+        order: NDArray[np.int64] | None,
+    ) -> StringsColumn:
+        """The column of the values laid end to end in `blob` (`lengths` bytes each), the
+        i-th for `ids[i]`; `order` sorts `ids` (distinct), None when they are sorted. The
+        values stay where they lie: moving a million of them costs reading each again."""
+        bounds = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=bounds[1:])
+        if order is None:
+            return StringsColumn(ids, bounds, blob)
+        return StringsColumn(ids[order], bounds, blob, order)
+
     def _arrays(self) -> dict[str, object]:
         blob = self._blob
         data = blob if isinstance(blob, np.ndarray) else np.frombuffer(blob, np.uint8)
-        return {"ids": self._ids, "bounds": self._bounds, "blob": data}
+        order = np.zeros(0, dtype=np.int64) if self._order is None else self._order
+        return {"ids": self._ids, "bounds": self._bounds, "blob": data, "order": order}
 
     @staticmethod
     def unpack(cols: Mapping[str, object]) -> StringsColumn:
@@ -214,6 +238,7 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
             cols["ids"],  # type: ignore[arg-type]
             cols["bounds"],  # type: ignore[arg-type]
             data,
+            cols.get("order"),  # type: ignore[arg-type]
         )
 
     def _pos(self, key: object) -> int:
@@ -226,7 +251,8 @@ class StringsColumn(Mapping[int, tuple[str, ...]]):
         return self._at(pos)
 
     def _at(self, pos: int) -> tuple[str, ...]:
-        raw = bytes(self._blob[int(self._bounds[pos]) : int(self._bounds[pos + 1])]).decode()
+        k = pos if self._order is None else int(self._order[pos])
+        raw = bytes(self._blob[int(self._bounds[k]) : int(self._bounds[k + 1])]).decode()
         return tuple(raw.split(SEP))
 
     def get(self, key: int, default: Any = None) -> Any:

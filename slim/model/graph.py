@@ -984,8 +984,15 @@ class GraphBuilder:
         texts = self._srcs_text
         if not bool(keep.all()):
             ids, lens, texts = ids[keep], lens[keep], list(compress(texts, keep.tolist()))
+        order = None
         if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
             order = stable_argsort(ids)
+        if not self._srcs_tuples and (order is None or bool(np.all(np.diff(ids[order]) > 0))):
+            laid = "".join(texts)  # type: ignore[arg-type]  # (no tuples)
+            if laid.isascii():  # one source list per target: left in the calls' order
+                blob = np.frombuffer(laid.encode(), dtype=np.uint8)
+                return StringsColumn.from_laid(ids.astype(np.int64), lens, blob, order)
+        if order is not None:
             ids, lens, texts = ids[order], lens[order], _objects(texts)[order].tolist()
         if self._srcs_tuples:
             out: dict[int, tuple[str, ...]] = {}

@@ -102,15 +102,25 @@ def _damage_empty(entry: Path) -> None:
 def _damage_inconsistent(entry: Path) -> None:
     """Arrays rewritten with valid files and a matching manifest, but shapes that do not
     fit together (an edge array one entry short)."""
+    _rewrite(entry, "dst", np.load(entry / "dst.npy")[:-1])
+
+
+def _damage_order(entry: Path) -> None:
+    """A sources order (which value each sorted id takes) that points past the values."""
+    m = len(np.load(entry / "srcs_ids.npy"))
+    _rewrite(entry, "srcs_order", np.full(m, m, dtype=np.int64))
+
+
+def _rewrite(entry: Path, name: str, array: np.ndarray) -> None:  # type: ignore[type-arg]
+    """`name` of the entry replaced by `array`, the manifest updated to match."""
     import json
 
     from slim.infra.cache import _file_record
 
-    dst = np.load(entry / "dst.npy")
-    np.save(entry / "dst.npy", dst[:-1])
+    np.save(entry / f"{name}.npy", array)
     outer = json.loads((entry / "manifest.json").read_text())
     body = json.loads(outer["body"])
-    body["files"]["dst.npy"] = _file_record(entry / "dst.npy")
+    body["files"][f"{name}.npy"] = _file_record(entry / f"{name}.npy")
     import hashlib
 
     text = json.dumps(body)
@@ -119,7 +129,8 @@ def _damage_inconsistent(entry: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", [_damage_truncate, _damage_flip, _damage_empty, _damage_inconsistent]
+    "damage",
+    [_damage_truncate, _damage_flip, _damage_empty, _damage_inconsistent, _damage_order],
 )
 def test_damaged_entry_is_discarded_with_a_note_and_rebuilt(
     tmp_path: Path, damage, capsys: pytest.CaptureFixture[str]

@@ -156,3 +156,30 @@ def test_a_code_column_packs_as_its_strings_do(case: tuple[list[str], list[int]]
     assert got_table == want_table
     assert got.dtype == want.dtype
     assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=150)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.text(alphabet="ab:/.\0", max_size=6)),
+        max_size=40,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_values_left_in_call_order_read_by_id(items: list[tuple[int, str]]) -> None:
+    """Values laid in the order they came (ids unsorted) are read by id through the order
+    that sorts the ids, before and after a trip through the cache's arrays."""
+    ids = np.array([i for i, _ in items], dtype=np.int64)
+    texts = [t for _, t in items]
+    order = np.argsort(ids, kind="stable") if len(ids) > 1 else None
+    blob = np.frombuffer("".join(texts).encode(), dtype=np.uint8)
+    lengths = np.array([len(t) for t in texts], dtype=np.int32)
+    col = StringsColumn.from_laid(ids, lengths, blob, order)
+    want = {i: tuple(t.split("\0")) for i, t in items}
+    assert dict(col.items()) == want
+    back = StringsColumn.unpack(col._arrays())
+    assert dict(back.items()) == want
+    assert back.get_many(np.array([*ids.tolist(), 10_001], dtype=np.int64)) == [
+        *(want[i] for i in ids.tolist()),
+        None,
+    ]
