@@ -424,13 +424,26 @@ def _slow_worker(delay_before: float, delay_each: float) -> object:
 
 
 @pytest.mark.parametrize(
-    ("delay_before", "delay_each", "steals"),
-    [(0.0, 0.0, False), (3.0, 0.0, True), (0.0, 0.4, True)],
-    ids=["no-steal", "parent-reads-all", "parent-reads-the-last"],
+    ("workers", "delay_before", "delay_each", "steals"),
+    [
+        ("2", 0.0, 0.0, False),
+        ("2", 3.0, 0.0, True),
+        ("2", 0.0, 0.4, True),
+        ("3", 3.0, 0.0, True),
+        ("3", 0.0, 0.4, True),
+    ],
+    ids=[
+        "no-steal",
+        "parent-reads-all",
+        "parent-reads-the-last",
+        "two-workers-parent-reads-all",
+        "two-workers-parent-reads-the-last",
+    ],
 )
 def test_pieces_the_parent_takes_over_give_the_same_graph_and_ids(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    workers: str,
     delay_before: float,
     delay_each: float,
     steals: bool,
@@ -443,7 +456,7 @@ def test_pieces_the_parent_takes_over_give_the_same_graph_and_ids(
 
     path = tmp_path / "g.ndjson"
     generate_large.generate(path, targets=3000, seed=11, avg_deps=3.0, fmt="bazel")
-    _read_in_parallel(monkeypatch, "2")
+    _read_in_parallel(monkeypatch, workers)
     monkeypatch.setattr(_parallel, "PIECES", 6)
     monkeypatch.setattr(_parallel, "BATCH_LINES", 50)
     reference = load_graph([path])
@@ -460,10 +473,11 @@ def test_pieces_the_parent_takes_over_give_the_same_graph_and_ids(
     monkeypatch.setattr(_parallel, "_worker", _slow_worker(delay_before, delay_each))
     got = load_graph([path])
     assert bool(taken) is steals
+    pieces = 6 * (int(workers) - 1)
     if delay_before:
-        assert sorted(k for _, k in taken) == list(range(6))
+        assert sorted(taken) == [(g, k) for g in range(int(workers) - 1) for k in range(6)]
     elif steals:
-        assert 0 < len(taken) < 6
+        assert 0 < len(taken) < pieces
     assert list(got.labels) == list(reference.labels)
     assert list(got.kinds) == list(reference.kinds)
     assert graph_to_canonical(got) == graph_to_canonical(reference)
