@@ -17,7 +17,7 @@ import mmap
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO
 
 from slim.errors import InputError
 from slim.ingest._io import DEFAULT_LIMITS, GZIP_MAGIC
@@ -395,7 +395,8 @@ class _Merging:
 
     def __init__(self, builder: GraphBuilder, conns: Sequence[Connection], stolen: _Stolen) -> None:
         self._builder, self._conns, self._stolen = builder, conns, stolen
-        self._group, self._earlier = 0, cast("PartIds | None", None)
+        self._group = 0
+        self._earlier: PartIds | None = None
 
     def take_arrived(self) -> None:
         """Merge what has arrived and can be merged now."""
