@@ -389,10 +389,10 @@ class GraphBuilder:
         self._loc_lines.append(line)
 
     def _final_locations(
-        self, renumber: NDArray[np.int64]
+        self, renumber: NDArray[np.int32]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(new ids ascending, path index, line) of each kept target's last location."""
-        ids = np.frombuffer(self._loc_ids, dtype=np.int32)[::-1].astype(np.int64)
+        ids = np.frombuffer(self._loc_ids, dtype=np.int32)[::-1]
         order = stable_argsort(ids)
         ascending = ids[order]
         first = np.ones(len(order), dtype=bool)
@@ -400,11 +400,11 @@ class GraphBuilder:
         last = len(ids) - 1 - order[first]
         new = renumber[ascending[first]]
         keep = new >= 0
-        paths = np.frombuffer(self._loc_paths, dtype=np.int32).astype(np.int64)
-        lines = np.frombuffer(self._loc_lines, dtype=np.int32).astype(np.int64)
-        return new[keep], paths[last][keep], lines[last][keep]
+        paths = np.frombuffer(self._loc_paths, dtype=np.int32)[last][keep]
+        lines = np.frombuffer(self._loc_lines, dtype=np.int32)[last][keep]
+        return new[keep].astype(np.int64), paths.astype(np.int64), lines.astype(np.int64)
 
-    def _built_locations(self, renumber: NDArray[np.int64]) -> Mapping[int, Location]:
+    def _built_locations(self, renumber: NDArray[np.int32]) -> Mapping[int, Location]:
         """The kept targets' locations: columns, or a dict when a location has a byte
         offset or an unusual line (no reader of a build graph gives one)."""
         from slim.model.columns import LocationColumn
@@ -935,13 +935,16 @@ class GraphBuilder:
         node_keep = ~is_file & (redirect == np.arange(n_all))
         new_id = np.full(n_all, -1, dtype=np.int64)
         new_id[node_keep] = np.arange(int(node_keep.sum()))
-        final = new_id[redirect]
+        # ids fit in 32 bits (the builder's arrays hold them so): gathers through a table
+        # half the size are 3-5x faster
+        renumber = new_id.astype(np.int32)
+        final = renumber[redirect]
         # Pack (target, dep, kind) into one int64 key per edge, in place: with tens of
         # millions of edges every temporary array is hundreds of megabytes.
         from_id = final[src]
         to_id = final[dst]
         keep = (from_id >= 0) & (to_id >= 0) & (from_id != to_id)
-        keys = from_id[keep]
+        keys = from_id[keep].astype(np.int64)
         del from_id
         keys <<= 32
         keys |= to_id[keep]
@@ -982,8 +985,8 @@ class GraphBuilder:
         return BuildGraph(
             labels=labels,
             kinds=kinds,
-            locations=self._built_locations(new_id),
-            srcs=self._built_srcs(new_id),
+            locations=self._built_locations(renumber),
+            srcs=self._built_srcs(renumber),
             tags=remap(self._tags),
             attrs=remap(self._attrs),
             configurations={k: tuple(sorted(v)) for k, v in remap(self._configurations).items()},
@@ -997,7 +1000,7 @@ class GraphBuilder:
             data_files=data_files,
         )
 
-    def _built_srcs(self, renumber: NDArray[np.int64]) -> Mapping[int, tuple[str, ...]]:
+    def _built_srcs(self, renumber: NDArray[np.int32]) -> Mapping[int, tuple[str, ...]]:
         """The kept targets' sources under their new ids, a target's calls joined in order
         without repeats: a column over one blob, or a dict when a source holds a NUL."""
         from slim.model.columns import StringsColumn
@@ -1048,7 +1051,7 @@ class GraphBuilder:
         dst: NDArray[np.int32],
         ek: NDArray[np.int8],
         is_file: NDArray[np.bool_],
-        final: NDArray[np.int64],
+        final: NDArray[np.int32],
     ) -> dict[int, tuple[str, ...]]:
         """Target -> the plain files its `data` names (folded away with the file nodes,
         but what a target ships: a program may open them by path)."""
