@@ -247,7 +247,7 @@ def _worker(
         while (k := claims.next(group)) is not None:
             start, end = pieces[k]
             _read_range(path, start, end, handler, b)
-            conn.send(_sent(b.take_part(), os.path.join(scratch, f"{start}.part")))
+            conn.send(_part_message(b.take_part(), os.path.join(scratch, f"{start}.part")))
         conn.send(None)
     except Exception as exc:  # noqa: BLE001 - the parent raises it, as for its own range
         try:
@@ -258,7 +258,7 @@ def _worker(
         conn.close()
 
 
-def _sent(part: GraphBuilder, out: str) -> str | GraphBuilder:
+def _part_message(part: GraphBuilder, out: str) -> str | GraphBuilder:
     """What to send for `part`: the file `out` it was written to, or itself when there is
     no room there (a small /dev/shm: through the pipe, slower)."""
     import pickle
@@ -372,10 +372,10 @@ def _in_parallel(
             builder.hash_labels()
             for lineno, lines in iter_range_batches(path, *mine):
                 handler(builder, lineno, lines, str(path))
-            stolen = _Stolen(path, handler)
+            stolen = _Stolen(path, handler, groups)
             merging = _Merging(builder, [receive for _, receive in workers], stolen)
             merging.take_arrived()
-            while stolen.read(claims, groups):
+            while stolen.read(claims):
                 merging.take_arrived()
             for g, (proc, _) in enumerate(workers):
                 merging.take_all(g)
@@ -423,12 +423,14 @@ class _Stolen:
     builder of its own and merged after that worker's parts. An error in one is raised
     when its turn comes, after any earlier piece's: the first bad line in file order."""
 
-    def __init__(self, path: Path, handler: BatchHandler) -> None:
-        self._path, self._handler = path, handler
+    def __init__(
+        self, path: Path, handler: BatchHandler, groups: Sequence[Sequence[tuple[int, int]]]
+    ) -> None:
+        self._path, self._handler, self._groups = path, handler, groups
         self._parts: dict[int, list[tuple[int, GraphBuilder | InputError]]] = {}
         self._failed = False
 
-    def read(self, claims: _Claims, groups: Sequence[Sequence[tuple[int, int]]]) -> bool:
+    def read(self, claims: _Claims) -> bool:
         """Claim and read one piece; False when none is left (or one failed)."""
         got = None if self._failed else claims.last()
         if got is None:
@@ -436,7 +438,7 @@ class _Stolen:
         g, k = got
         b = GraphBuilder()
         try:
-            _read_range(self._path, *groups[g][k], self._handler, b)
+            _read_range(self._path, *self._groups[g][k], self._handler, b)
         except InputError as exc:
             self._failed = True
             self._parts.setdefault(g, []).append((k, exc))
