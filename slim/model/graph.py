@@ -952,7 +952,9 @@ class GraphBuilder:
         keys <<= 4
         keys |= ek[keep]
         del keep
-        keys.sort()
+        # a timsort: edges come mostly in order of their targets (ids are given in file
+        # order), which it merges as runs, 2x faster than a quicksort here
+        keys.sort(kind="stable")
         if len(keys):
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
             keys = _drop_untyped_twins(keys)
@@ -1070,21 +1072,19 @@ class PartialGraphError(RuntimeError):
 
 
 def stable_argsort(a: NDArray[np.integer]) -> NDArray[np.int64]:
-    """`np.argsort(a, kind="stable")` by one sort of (value, position) keys: a stable
-    argsort of 32-bit or wider ints is a timsort, 3-7x slower on a million of them."""
+    """`np.argsort(a, kind="stable")`, for ints spanning less than 2**32 by a radix sort of
+    two 16-bit passes (numpy's stable argsort is a radix sort for 16-bit ints, a timsort
+    for wider ones: 2-3x slower on millions of ids or hashes)."""
     n = len(a)
-    if n and n < 2**32 and a.dtype.kind in "iu":
+    if n and a.dtype.kind in "iu":
         lo, hi = int(a.min()), int(a.max())
-        if a.dtype.kind == "u" and hi < 2**32:
-            ukeys = a.astype(np.uint64) << np.uint64(32)
-            ukeys |= np.arange(n, dtype=np.uint64)
-            ukeys.sort()
-            return (ukeys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        if lo >= -(2**31) and hi < 2**31:
-            keys = a.astype(np.int64) << 32
-            keys |= np.arange(n, dtype=np.int64)
-            keys.sort()
-            return keys & 0xFFFFFFFF
+        if hi - lo < 2**32:
+            v, top = (a, hi) if lo >= 0 and hi < 2**32 else (a.astype(np.int64) - lo, hi - lo)
+            if top < 2**16:
+                return np.argsort(v.astype(np.uint16), kind="stable").astype(np.int64)
+            low = np.argsort(v.astype(np.uint16), kind="stable")  # (a cast keeps 16 bits)
+            high = np.argsort((v >> 16).astype(np.uint16)[low], kind="stable")
+            return low[high].astype(np.int64)
     return np.argsort(a, kind="stable").astype(np.int64)
 
 

@@ -284,13 +284,26 @@ def test_sources_of_every_call_are_kept_in_order_serial_or_merged(
     st.lists(st.integers(-(2**40), 2**40), max_size=300),
 )
 def test_stable_argsort_is_numpys(dtype: str, values: list[int]) -> None:
-    """The (value, position) key sort gives numpy's stable order, ties in input order;
-    values outside 32 bits take numpy's own sort."""
+    """The radix passes give numpy's stable order, ties in input order; values spanning
+    32 bits or more take numpy's own sort."""
     info = np.iinfo(dtype)
     a = np.array([min(max(v, info.min), info.max) for v in values], dtype=dtype)
     got = stable_argsort(a)
     assert got.dtype == np.int64
     assert got.tolist() == np.argsort(a, kind="stable").tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(-(2**40), 2**40),
+    st.sampled_from([2**8, 2**16 - 1, 2**16, 2**16 + 1, 2**32 - 1, 2**32]),
+    st.lists(st.integers(0, 2**32), max_size=200),
+)
+def test_stable_argsort_across_the_radix_spans(base: int, span: int, offsets: list[int]) -> None:
+    """One pass below a 16-bit span, two below 32 bits, numpy's sort from there: the
+    same order on each side of each bound, from any lowest value."""
+    a = np.array([base + min(o, span) for o in offsets] + [base], dtype=np.int64)
+    assert stable_argsort(a).tolist() == np.argsort(a, kind="stable").tolist()
 
 
 def test_stable_argsort_keeps_ties_in_order_on_many_values() -> None:

@@ -87,6 +87,16 @@ class Attribute(msgspec.Struct, rename="camel", gc=False):
         """What an attribute of this name can add to a rule (see `_name_code`)."""
         return _code(self.name)
 
+    @property
+    def gate(self) -> object:
+        """False when the attribute surely adds nothing to its rule (see `_GATES`)."""
+        code = _code(self.name)
+        if code == _LISTED:
+            return self.string_list_value
+        if code == _FLAG:
+            return self.boolean_value is not False
+        return code
+
 
 class Rule(msgspec.Struct, rename="camel", gc=False):
     name: str
@@ -359,7 +369,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 
 
 _IMPLICIT, _SRCS = EdgeKind.IMPLICIT, EdgeKind.SRCS
-_CODE_OF = operator.attrgetter("code")
+_GATE = operator.attrgetter("gate")
 _SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
 _NAME_CODES: dict[str, int] = {}
 
@@ -397,19 +407,19 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     srcs: list[str] = []
     parts: _RuleParts | None = None
     kinds = _KINDS
-    for a in filter(_CODE_OF, r.attribute):  # in C: most attributes add nothing
+    for a in filter(_GATE, r.attribute):  # in C: most attributes add nothing
         code = a.code
         name = a.name
         labels = a.string_list_value
         if code == _LISTED:  # nothing but a list value of a non-label type counts
-            if labels and a.type != "LABEL_LIST":
+            if a.type != "LABEL_LIST":
                 parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
                 parts.listed(a)
             continue
         if code == _FLAG:  # nothing but a BOOLEAN that may be true counts
-            if not labels and a.boolean_value is not False and a.type == "BOOLEAN":
+            if not labels and a.type == "BOOLEAN":
                 parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
-                parts.valued(a)
+                parts.valued(_given(a))
             continue
         if labels:
             if a.type == "LABEL_LIST":
@@ -450,6 +460,25 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
 _TARGET = msgspec.json.Decoder(Target)
 
 
+class _NotGiven:
+    """The `boolean_value` of a learned kept-boolean attribute without one: true, so that
+    its gate lets it through to `_truth`, which reads its other fields then."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _given(a: Attribute) -> Attribute:
+    """`a` with a `boolean_value` left out as None again (see `_NotGiven`)."""
+    value: object = a.boolean_value
+    if value is _NOT_GIVEN:
+        return msgspec.structs.replace(a, boolean_value=None)
+    return a
+
+
 _VALUE_FIELDS = tuple(
     (f.name, f.type, f.default) for f in msgspec.structs.fields(Attribute) if f.name != "name"
 )
@@ -457,6 +486,23 @@ _VALUE_FIELDS = tuple(
 _FIELDS_BY_CODE = {
     _SKIP: (),
     _LISTED: tuple(f for f in _VALUE_FIELDS if f[0] in ("type", "string_list_value")),
+}
+#: the learned types' fields: a kept boolean's `boolean_value` is true or false, or left
+#: out (a `null` one is not: such a line goes to the plain decoder)
+_LEARNED_FIELDS = {
+    **_FIELDS_BY_CODE,
+    _FLAG: tuple(
+        (n, bool, _NOT_GIVEN) if n == "boolean_value" else (n, t, d) for n, t, d in _VALUE_FIELDS
+    ),
+}
+#: A learned type's `gate`, read in C by `filter` in `_streamed_rule`: false when an
+#: attribute surely adds nothing to its rule (a name none reads, a kept list without a
+#: value, a kept boolean false), as `Attribute.gate` says of a plain one.
+_GATES: dict[int, object] = {
+    _SKIP: False,
+    _LISTED: property(operator.attrgetter("string_list_value")),
+    _FLAG: property(operator.attrgetter("boolean_value")),
+    _ANY: True,
 }
 _AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
 
@@ -532,11 +578,16 @@ class _ByName:
         for name in names:
             if name not in types and len(types) < self.MAX_NAMES:
                 code = _code(name)
-                fields = _FIELDS_BY_CODE.get(code, _VALUE_FIELDS)
+                fields = _LEARNED_FIELDS.get(code, _VALUE_FIELDS)
                 cls = msgspec.defstruct(
-                    "NamedAttribute", fields, tag_field="name", tag=name, rename="camel", gc=False
+                    "NamedAttribute",
+                    fields,
+                    tag_field="name",
+                    tag=name,
+                    rename="camel",
+                    gc=False,
+                    namespace={"name": name, "code": code, "gate": _GATES[code]},
                 )
-                cls.name, cls.code = name, code  # type: ignore[attr-defined]
                 types[name] = cls
                 self._stale = True
         self._misses += 1

@@ -78,6 +78,32 @@ def test_a_learned_line_is_decoded_by_the_name_types() -> None:
     assert not hasattr(visibility, "string_list_value")  # skipped, never made
 
 
+@pytest.mark.parametrize(
+    ("value", "true"),
+    [
+        ({"booleanValue": True}, True),
+        ({"booleanValue": False, "intValue": 1}, False),
+        ({"booleanValue": None, "intValue": 1}, True),
+        ({"booleanValue": None, "stringValue": "false"}, False),
+        ({"intValue": 1}, True),
+        ({"stringValue": "true"}, True),
+        ({}, False),
+    ],
+)
+def test_a_kept_boolean_is_read_alike_by_the_learned_types(
+    value: dict[str, object], true: bool
+) -> None:
+    """A false `booleanValue` is passed over unread, any other goes to `_truth` as the
+    plain decoder's would (a left-out or null one: the other fields decide)."""
+    line = _line(1, [{"name": "testonly", "type": "BOOLEAN", **value}], [])
+    d = _primed([_line(2, [{"name": "testonly", "type": "BOOLEAN", "booleanValue": False}], [])])
+    got, want = d.decode(line).rule, bj._TARGET.decode(line).rule
+    assert type(got).__name__ == "NamedRule" or value.get("booleanValue", 0) is None
+    graph = _graph([got])
+    assert graph == _graph([want])
+    assert ("testonly" in str(graph)) is true
+
+
 _BAD_VALUES = [
     ({"name": "visibility", "type": "STRING_LIST", "stringListValue": 5}, None),
     ({"name": "generator_name", "type": "STRING", "stringValue": ["x"]}, None),

@@ -69,7 +69,7 @@ def _attribute(draw: st.DrawFn) -> dict[str, object]:
     if draw(st.booleans()):
         a["stringValue"] = draw(st.sampled_from(["//a:x", "true", "", "0"]))
     if draw(st.booleans()):
-        a["booleanValue"] = draw(st.booleans())
+        a["booleanValue"] = draw(st.sampled_from([True, False, None]))
     if draw(st.booleans()):
         a["intValue"] = draw(st.integers(0, 1))
     if draw(st.booleans()):
