@@ -1079,7 +1079,12 @@ def stable_argsort(a: NDArray[np.integer]) -> NDArray[np.int64]:
     if n and a.dtype.kind in "iu":
         lo, hi = int(a.min()), int(a.max())
         if hi - lo < 2**32:
-            v, top = (a, hi) if lo >= 0 and hi < 2**32 else (a.astype(np.int64) - lo, hi - lo)
+            if lo >= 0 and hi < 2**32:
+                v, top = a, hi
+            elif a.dtype.kind == "u":  # in its own type: no value is below `lo`
+                v, top = a - a.dtype.type(lo), hi - lo
+            else:
+                v, top = a.astype(np.int64) - lo, hi - lo
             if top < 2**16:
                 return np.argsort(v.astype(np.uint16), kind="stable").astype(np.int64)
             low = np.argsort(v.astype(np.uint16), kind="stable")  # (a cast keeps 16 bits)

@@ -306,6 +306,20 @@ def test_stable_argsort_across_the_radix_spans(base: int, span: int, offsets: li
     assert stable_argsort(a).tolist() == np.argsort(a, kind="stable").tolist()
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(0, 2**64 - 2**33),
+    st.sampled_from([2**16 - 1, 2**32 - 1, 2**32]),
+    st.lists(st.integers(0, 2**32), max_size=100),
+)
+def test_stable_argsort_of_unsigned_values_beyond_int64(
+    base: int, span: int, offsets: list[int]
+) -> None:
+    """uint64 values above 2**63 (hashes) are offset in their own type, not as int64."""
+    a = np.array([base + min(o, span) for o in offsets] + [base], dtype=np.uint64)
+    assert stable_argsort(a).tolist() == np.argsort(a, kind="stable").tolist()
+
+
 def test_stable_argsort_keeps_ties_in_order_on_many_values() -> None:
     rng = np.random.default_rng(1)
     a = rng.integers(0, 50, 100_000).astype(np.int32)
