@@ -122,18 +122,34 @@ def _best(fn: Any, n: int) -> tuple[float, float, Any]:
     return cpu, wall, out
 
 
+#: Runs a command and writes its CPU seconds, wall seconds, exit code and peak RSS (KiB)
+#: to the file named first. A child of this small process: Linux starts a process's
+#: `ru_maxrss` from its parent's high-water mark, the benchmark runner's 1.2 GiB after
+#: `bench_cleanup`.
+_SPAWN = r"""
+import os, subprocess, sys, time
+w = time.perf_counter()
+p = subprocess.Popen(sys.argv[2:], stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(p.pid, 0)
+wall = time.perf_counter() - w
+with open(sys.argv[1], "w") as f:
+    cpu = usage.ru_utime + usage.ru_stime
+    f.write(f"{cpu} {wall} {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def _tool(cmd: list[str]) -> tuple[float, float, str, int]:
     """CPU seconds (user+sys), wall seconds, stdout and peak RSS (KiB) of one command."""
-    w = time.perf_counter()
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode("utf-8", "replace")
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - w
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}")
-    return usage.ru_utime + usage.ru_stime, wall, out, usage.ru_maxrss
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".usage") as usage:
+        out = subprocess.run(
+            [sys.executable, "-c", _SPAWN, usage.name, *cmd], capture_output=True, check=True
+        ).stdout.decode("utf-8", "replace")
+        cpu, wall, rc, rss = usage.read().split()
+    if int(rc) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {rc}")
+    return float(cpu), float(wall), out, int(rss)
 
 
 def _best_tool(cmd: list[str], n: int = 3) -> tuple[float, float, str, int]:
