@@ -6,7 +6,8 @@ input leaves on targets, and, with a workspace, a static `#include` scan of a ta
 sources resolved against its include directories (the CMake file API's compile groups,
 Bazel `includes`, the including file's directory, the workspace root), followed into
 the headers it finds. Who provides a header is `_header_owners`' job. Paths are made
-workspace-relative; files outside every known root (system headers) belong to nobody.
+workspace-relative, or stay absolute in a directory the project's CMake targets name
+outside every root; other files (system headers) belong to nobody.
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _dirs_up(path: str) -> list[str]:
+    """The directories holding absolute `path`: `/a/b/c.h` -> [`/a/b`, `/a`]."""
+    out = []
+    d = posixpath.dirname(path)
+    while d not in ("/", ""):
+        out.append(d)
+        d = posixpath.dirname(d)
+    return out
 
 
 @dataclass(frozen=True)
@@ -70,12 +81,22 @@ class CompileIndex:
         self.g = graph
         self.own = own
         self.workspace = workspace.resolve() if workspace is not None else None
-        roots = {str(self.workspace)} if self.workspace is not None else set()
-        for attrs in graph.attrs.values():
+        sources: set[str] = set()
+        cmake: list[int] = []
+        for i, attrs in graph.attrs.items():
             r = attrs.get("source_root")
             if isinstance(r, str) and r:
-                roots.add(r.rstrip("/"))
-        self.roots = sorted(roots, key=len, reverse=True)
+                sources.add(r.rstrip("/"))
+                cmake.append(i)
+        self.source_roots = sorted(sources, key=len, reverse=True)
+        self.roots = sorted(
+            sources | ({str(self.workspace)} if self.workspace is not None else set()),
+            key=len,
+            reverse=True,
+        )
+        self.outside = self._outside_dirs(cmake)
+        """Directories outside every CMake source root that the project's own targets name
+        (absolute, as the graph names them): a header in one is a project header."""
         self.by_target: dict[int, TargetCompile] = {}
         self.unowned: list[str] = []
         self.foreign: list[str] = []
@@ -124,14 +145,49 @@ class CompileIndex:
                     tc.headers.append(HeaderUse(rel, label, ev))
 
     # -- paths ---------------------------------------------------------------------------
+    def _outside_dirs(self, targets: list[int]) -> frozenset[str]:
+        """Absolute directories outside every root that CMake targets list sources in or
+        declare as include directories (zstd's `build/cmake` names `lib/` so): the file
+        API gives such paths absolute, and the graph keeps them so. A directory a target
+        only gets from a dependency (an imported one's `/usr/include`) is not one."""
+        out: set[str] = set()
+        for i in targets:
+            t = self.g.target(i)
+            out.update(posixpath.dirname(posixpath.normpath(s)) for s in t.srcs if s[:1] == "/")
+            decls = t.attrs.get("include_dir_decls")
+            commands = dict(
+                str(row).split("\t")[:2]
+                for row in (decls if isinstance(decls, tuple) else ())
+                if str(row).count("\t") >= 2
+            )
+            system = t.attrs.get("system_include_dirs")
+            for attr in ("include_dirs", "system_include_dirs"):
+                dirs = t.attrs.get(attr)
+                for d in map(str, dirs if isinstance(dirs, tuple) else ()):
+                    command = commands.get(d)
+                    if command is None and isinstance(system, tuple) and d in system:
+                        continue
+                    if d[:1] == "/" and (
+                        command is None or command.endswith("include_directories")
+                    ):
+                        out.add(posixpath.normpath(d))
+        roots = self.source_roots
+        return frozenset(d for d in out if not any(d == r or d.startswith(r + "/") for r in roots))
+
     def rel(self, path: str) -> str | None:
-        """`path` relative to the workspace (or a CMake source root); None when outside
-        every known root (a system or third-party header)."""
+        """`path` as the graph names it: relative to a CMake source root, else absolute
+        in a directory of `outside`, else relative to the workspace; None when outside
+        all of these (a system or third-party header)."""
         p = posixpath.normpath(path.replace("\\", "/"))
         if p.startswith("/"):
-            for r in self.roots:
+            for r in self.source_roots:
                 if p.startswith(r + "/"):
                     return p[len(r) + 1 :]
+            if self.outside and any(d in self.outside for d in _dirs_up(p)):
+                return p
+            w = str(self.workspace) if self.workspace is not None else None
+            if w is not None and p.startswith(w.rstrip("/") + "/"):
+                return p[len(w.rstrip("/")) + 1 :]
             return None
         p = _BAZEL_GEN.sub("", p)
         while p.startswith("../"):

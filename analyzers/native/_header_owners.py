@@ -1,5 +1,7 @@
 """Which targets may give a compile a header: the ones listing it (srcs, hdrs), else the
-ones whose own include directory holds it, else the targets of its package directory.
+ones whose own include directory holds it, else the targets of its package directory (for
+a CMake project's sources outside its source directory, named absolute: the targets
+listing a source in the header's directory).
 
 The deepest claim wins (a header under `include/` is the include directory's, not the top
 directory's targets'); an include directory is held by every target compiling with it,
@@ -96,7 +98,10 @@ class HeaderOwners:
             if t.kind in _NOT_OWNERS or t.kind.startswith(("py_", "python_")):
                 continue
             for s in t.srcs:
-                self._listed[source_path(s)].add(t.id)
+                path = source_path(s)
+                self._listed[path].add(t.id)
+                if path.startswith("/"):  # a CMake source outside the source directory
+                    self._pkg[posixpath.dirname(path)].add(t.id)
             hdrs = t.attrs.get("hdrs")
             if isinstance(hdrs, tuple):
                 for h in hdrs:

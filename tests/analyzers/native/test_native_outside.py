@@ -7,6 +7,13 @@ end (`dirname("/") == "/"`), so `slim report` looped, taking all memory (12 GB i
 minutes on zstd's `datagen`). `tests/data/src/native_outside` has the same layout;
 the report runs in a child with a memory and time limit, and the truth is checked on
 the build itself.
+
+With `ninja -t deps` as compile evidence, a header outside every root slim knew (no
+--workspace, or the CMake directory as the workspace) was taken for a system header, so
+`inside` (a source in the CMake directory reading `lib/core.h` of `core`, outside it)
+got a removable verdict whose cut does not compile. Such a header is the project's when
+a CMake target names its directory (sources, include directories): it stays absolute,
+as the graph names it.
 """
 
 from __future__ import annotations
@@ -89,6 +96,46 @@ def test_static_scan_of_absolute_sources_finishes_and_finds_the_header_use(
     gen = found[("//app:gen", "//lib:core")]
     assert gen["verdict"] == "unreferenced", gen
     assert gen["removable"], gen
+
+
+def _deps_report(src: Path, build: Path, workspace: Path | None) -> dict[str, dict[str, object]]:
+    """`slim report //app:inside` with `ninja -t deps` as compile evidence: finding by dep."""
+    deps = build / "deps.txt"
+    deps.write_text(_run(["ninja", "-C", str(build), "-t", "deps"], src).stdout)
+    cmd = [sys.executable, "-m", "slim", "report", "//app:inside", "--no-cache"]
+    cmd += ["--graph", str(build / ".cmake" / "api" / "v1" / "reply"), "--compile", str(deps)]
+    cmd += ["--linkmap", str(build / "inside.map"), "--binary", str(build / "app" / "inside")]
+    cmd += ["--binary", str(build / "lib" / "libcore.a"), "--select", "SLIM002"]
+    cmd += ["--format", "json", "--exit-zero"]
+    if workspace is not None:
+        cmd += ["--workspace", str(workspace)]
+    r = _run(cmd, src)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {str(f["dep"]): f for f in json.loads(r.stdout)["findings"]}
+
+
+@pytest.mark.parametrize("workspace", [None, "build/cmake", "."])
+def test_a_header_outside_every_root_is_a_use_when_a_target_names_its_directory(
+    project: tuple[Path, Path], workspace: str | None
+) -> None:
+    src, build = project
+    found = _deps_report(src, build, None if workspace is None else src / workspace)
+    core = found["//lib:core"]
+    assert core["verdict"] == "header-only-use", core
+    assert not core["removable"]
+    assert f"app/inside.c includes {src / 'lib' / 'core.h'} (ninja -t deps)" in str(core["message"])
+
+
+def test_truth_inside_does_not_compile_without_core(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    src, _ = project
+    copy = tmp_path / "src"
+    shutil.copytree(src, copy)
+    apps = copy / "build" / "cmake" / "app" / "CMakeLists.txt"
+    apps.write_text(apps.read_text().replace("target_link_libraries(inside core)\n", ""))
+    with pytest.raises(AssertionError, match=r"core\.h"):
+        _build(copy, tmp_path / "build")
 
 
 def test_truth_gen_builds_without_core_and_hdr_does_not(
