@@ -46,6 +46,16 @@ def _first_sentence(text: str, limit: int = 160) -> str:
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
+def _short(f: Finding) -> list[str]:
+    """A kept finding at the default verbosity: its first sentence, and the one that says
+    why it is not removable and what evidence would decide it, when another does."""
+    lines = [_first_sentence(f.message)]
+    _, sep, why = f.message.partition(" Not removable: ")
+    if sep:
+        lines.append(_first_sentence("Not removable: " + why, 240))
+    return lines
+
+
 def _removable_lines(f: Finding, verbose: bool, report: Report) -> list[str]:
     head = f"  {f.code} {edge(f)}  [{f.verdict}, {f.confidence.value}]"
     if f.saving is not None:
@@ -87,7 +97,7 @@ def _kept_lines(kept: list[Finding], verbose: bool) -> list[str]:
                 f", … {len(who) - MAX_FILES} more" if len(who) > MAX_FILES else ""
             )
             lines.append(f"  {code} {dep}  [{verdict}] from {len(who)} targets: {listed}")
-        lines.append(f"      {f.message if verbose else _first_sentence(f.message)}")
+        lines.extend(f"      {x}" for x in ([f.message] if verbose else _short(f)))
         if verbose and f.details is not None:
             lines.extend(f"      {x}" for x in f.details.text_lines())
     if len(items) > len(shown):

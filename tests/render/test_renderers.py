@@ -429,3 +429,46 @@ def test_text_puts_removable_first_groups_kept_and_ends_with_the_summary() -> No
     assert render_text(rep, TextOptions(verbosity=0)) == lines[-1] + "\n"
     stats = render_text(rep, TextOptions(verbosity=0, statistics=True))
     assert "     6  SLIM901 python-ownership-unknown  (0 removable)" in stats
+
+
+def test_text_says_why_a_kept_finding_is_not_removable() -> None:
+    """A kept finding's first sentence says what the link shows; the sentence that says
+    why it stays and which evidence would decide it is shown too, not only with -v."""
+    from slim.render.text import TextOptions, render_text
+
+    base = canonical_report()
+    why = (
+        "Not removable: whether the compile of //app:a includes //lib:b's headers is "
+        "unknown (pass --compile with `ninja -C build -t deps > deps.txt`)"
+    )
+    kept = Finding(
+        "SLIM002",
+        "unreferenced-native-dep",
+        "//app:a",
+        "//lib:b",
+        "unreferenced",
+        f"//lib:b contributes no code and no referenced symbol to //app:a. {why}.",
+        Confidence.MEDIUM,
+        False,
+        root=ROOT,
+    )
+    plain = Finding(
+        "SLIM002", "x", "//app:a", "//lib:c", "kept", "One. Two.", Confidence.LOW, False, root=ROOT
+    )
+    rep = Report.create(
+        roots=list(base.roots),
+        inputs=[],
+        evidence=list(base.evidence),
+        findings=[kept, plain],
+        rules=list(base.rules),
+        savings=base.savings,
+    )
+    lines = render_text(rep, TextOptions()).splitlines()
+    at = lines.index("  SLIM002 //app:a -> //lib:b  [unreferenced, medium]")
+    assert lines[at + 1 : at + 3] == [
+        "      //lib:b contributes no code and no referenced symbol to //app:a",
+        f"      {why}",
+    ]
+    at = lines.index("  SLIM002 //app:a -> //lib:c  [kept, low]")
+    assert lines[at + 1] == "      One"
+    assert not lines[at + 2].startswith("      ")
