@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from slim.model.compile import CompileDeps, CompiledObject
 from slim.model.findings import Evidence
@@ -34,6 +35,71 @@ _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class _GraphPaths:
+    """What every root's `CompileIndex` reads from all of a graph's attrs, read once."""
+
+    source_roots: list[str]
+    """CMake source roots, longest first."""
+    cmake: list[int]
+    """The targets that have one."""
+    ninja_headers: list[tuple[int, tuple[object, ...]]]
+    """(target, headers) a `ninja -t deps` graph input recorded, by target."""
+
+
+_PATHS: WeakKeyDictionary[BuildGraph, _GraphPaths] = WeakKeyDictionary()
+#: Per graph: `CompileIndex.outside`.
+_OUTSIDE: WeakKeyDictionary[BuildGraph, frozenset[str]] = WeakKeyDictionary()
+
+
+def _graph_paths(graph: BuildGraph) -> _GraphPaths:
+    hit = _PATHS.get(graph)
+    if hit is None:
+        roots: set[str] = set()
+        cmake: list[int] = []
+        ninja: list[tuple[int, tuple[object, ...]]] = []
+        for i, attrs in graph.attrs.items():
+            r = attrs.get("source_root")
+            if isinstance(r, str) and r:
+                roots.add(r.rstrip("/"))
+                cmake.append(i)
+            hdrs = attrs.get("ninja_headers")
+            if isinstance(hdrs, tuple):
+                ninja.append((i, hdrs))
+        hit = _PATHS[graph] = _GraphPaths(
+            sorted(roots, key=len, reverse=True), cmake, sorted(ninja, key=lambda x: x[0])
+        )
+    return hit
+
+
+def _outside_dirs(graph: BuildGraph, roots: list[str], targets: list[int]) -> frozenset[str]:
+    """Absolute directories outside every CMake source root that its targets list sources
+    in or declare as include directories (zstd's `build/cmake` names `lib/` so): the file
+    API gives such paths absolute, and the graph keeps them so. A directory a target only
+    gets from a dependency (an imported one's `/usr/include`) is not one."""
+    out: set[str] = set()
+    for i in targets:
+        srcs = graph.srcs.get(i, ())
+        out.update(posixpath.dirname(posixpath.normpath(s)) for s in srcs if s[:1] == "/")
+        attrs = graph.attrs.get(i, {})
+        decls = attrs.get("include_dir_decls")
+        commands = dict(
+            str(row).split("\t")[:2]
+            for row in (decls if isinstance(decls, tuple) else ())
+            if str(row).count("\t") >= 2
+        )
+        system = attrs.get("system_include_dirs")
+        for attr in ("include_dirs", "system_include_dirs"):
+            dirs = attrs.get(attr)
+            for d in map(str, dirs if isinstance(dirs, tuple) else ()):
+                command = commands.get(d)
+                if command is None and isinstance(system, tuple) and d in system:
+                    continue
+                if d[:1] == "/" and (command is None or command.endswith("include_directories")):
+                    out.add(posixpath.normpath(d))
+    return frozenset(d for d in out if not any(d == r or d.startswith(r + "/") for r in roots))
 
 
 def _dirs_up(path: str) -> list[str]:
@@ -81,22 +147,10 @@ class CompileIndex:
         self.g = graph
         self.own = own
         self.workspace = workspace.resolve() if workspace is not None else None
-        sources: set[str] = set()
-        cmake: list[int] = []
-        for i, attrs in graph.attrs.items():
-            r = attrs.get("source_root")
-            if isinstance(r, str) and r:
-                sources.add(r.rstrip("/"))
-                cmake.append(i)
-        self.source_roots = sorted(sources, key=len, reverse=True)
-        self.roots = sorted(
-            sources | ({str(self.workspace)} if self.workspace is not None else set()),
-            key=len,
-            reverse=True,
-        )
-        self.outside = self._outside_dirs(cmake)
-        """Directories outside every CMake source root that the project's own targets name
-        (absolute, as the graph names them): a header in one is a project header."""
+        self._paths = paths = _graph_paths(graph)
+        self.source_roots, self._cmake = paths.source_roots, paths.cmake
+        ws = {str(self.workspace)} if self.workspace is not None else set()
+        self.roots = sorted({*self.source_roots, *ws}, key=len, reverse=True)
         self.by_target: dict[int, TargetCompile] = {}
         self.unowned: list[str] = []
         self.foreign: list[str] = []
@@ -125,9 +179,8 @@ class CompileIndex:
 
     def _ninja_attrs(self) -> None:
         """Headers a `ninja -t deps` graph input recorded per target."""
-        for i, attrs in sorted(self.g.attrs.items()):
-            hdrs = attrs.get("ninja_headers")
-            if i in self.by_target or not isinstance(hdrs, tuple):
+        for i, hdrs in self._paths.ninja_headers:
+            if i in self.by_target:
                 continue
             self.given = True
             tc = self.by_target.setdefault(i, TargetCompile("ninja -t deps"))
@@ -145,34 +198,14 @@ class CompileIndex:
                     tc.headers.append(HeaderUse(rel, label, ev))
 
     # -- paths ---------------------------------------------------------------------------
-    def _outside_dirs(self, targets: list[int]) -> frozenset[str]:
-        """Absolute directories outside every root that CMake targets list sources in or
-        declare as include directories (zstd's `build/cmake` names `lib/` so): the file
-        API gives such paths absolute, and the graph keeps them so. A directory a target
-        only gets from a dependency (an imported one's `/usr/include`) is not one."""
-        out: set[str] = set()
-        for i in targets:
-            t = self.g.target(i)
-            out.update(posixpath.dirname(posixpath.normpath(s)) for s in t.srcs if s[:1] == "/")
-            decls = t.attrs.get("include_dir_decls")
-            commands = dict(
-                str(row).split("\t")[:2]
-                for row in (decls if isinstance(decls, tuple) else ())
-                if str(row).count("\t") >= 2
-            )
-            system = t.attrs.get("system_include_dirs")
-            for attr in ("include_dirs", "system_include_dirs"):
-                dirs = t.attrs.get(attr)
-                for d in map(str, dirs if isinstance(dirs, tuple) else ()):
-                    command = commands.get(d)
-                    if command is None and isinstance(system, tuple) and d in system:
-                        continue
-                    if d[:1] == "/" and (
-                        command is None or command.endswith("include_directories")
-                    ):
-                        out.add(posixpath.normpath(d))
-        roots = self.source_roots
-        return frozenset(d for d in out if not any(d == r or d.startswith(r + "/") for r in roots))
+    @property
+    def outside(self) -> frozenset[str]:
+        """Directories outside every CMake source root that the project's own targets name
+        (absolute, as the graph names them): a header in one is a project header."""
+        hit = _OUTSIDE.get(self.g)
+        if hit is None:
+            hit = _OUTSIDE[self.g] = _outside_dirs(self.g, self.source_roots, self._cmake)
+        return hit
 
     def rel(self, path: str) -> str | None:
         """`path` as the graph names it: relative to a CMake source root, else absolute
@@ -183,7 +216,8 @@ class CompileIndex:
             for r in self.source_roots:
                 if p.startswith(r + "/"):
                     return p[len(r) + 1 :]
-            if self.outside and any(d in self.outside for d in _dirs_up(p)):
+            outside = self.outside if self._cmake else frozenset()
+            if outside and any(d in outside for d in _dirs_up(p)):
                 return p
             w = str(self.workspace) if self.workspace is not None else None
             if w is not None and p.startswith(w.rstrip("/") + "/"):
