@@ -217,7 +217,7 @@ class CompileIndex:
                 if p.startswith(r + "/"):
                     return p[len(r) + 1 :]
             outside = self.outside if self._cmake else frozenset()
-            if outside and any(d in outside for d in _dirs_up(p)):
+            if outside and (p in outside or any(d in outside for d in _dirs_up(p))):
                 return p
             w = str(self.workspace) if self.workspace is not None else None
             if w is not None and p.startswith(w.rstrip("/") + "/"):
