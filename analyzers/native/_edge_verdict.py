@@ -1,6 +1,7 @@
 """Whether a library edge that the root's link does not use is needed elsewhere: by a
-compile (the dependant reads the dep's headers), by the CMake usage requirements a
-PUBLIC/INTERFACE edge carries, or by another binary that links the same library.
+compile (the dependant reads the dep's headers, or compiles with the definitions and
+options the edge brings), by the CMake usage requirements a PUBLIC/INTERFACE edge
+carries, or by another binary that links the same library.
 
 A library's edge is shared by every binary linking that library, so it is proposed for
 removal only when each of them was checked and none uses the dep.
@@ -16,7 +17,7 @@ from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Evidence
-from slim.model.graph import BUILD_KINDS, CODE_KINDS
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
 from slim.model.ownership import Ownership
 
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
@@ -97,9 +98,12 @@ class EdgeEvidence:
                 ANALYZER,
             ),
         ]
+        public = None if a == ctx.root else self._public_edge(a, n)
+        given = requirements_over(g, a, n) if public is None else []
+        if given:
+            return _requirements_verdict(ctx.root_label, g.labels[a], dep, given, ev, details)
         if a == ctx.root:
             return dataclasses.replace(link, evidence=ev, details=details)
-        public = self._public_edge(a, n)
         if public is not None:
             msg = (
                 f"{dep} contributes nothing to {ctx.root_label}'s link, but "
@@ -302,6 +306,58 @@ class _CompileUse:
             None,
             dataclasses.replace(details, header_uses=tuple(rows[:20])),
         )
+
+
+def requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, str]]:
+    """(kind, value, where) of each compile definition and option `a`'s compiles get over
+    the edge `a -> n` (the CMake file API traces them to the line declaring it): `n`'s
+    usage requirements, which no map or depfile shows."""
+    rows = g.target(a).attrs.get("inherited_compile")
+    at = g.edge_locations.get((a, n))
+    if not isinstance(rows, tuple) or at is None or at.line is None:
+        return []
+    out = []
+    for row in map(str, rows):
+        kind, _, rest = row.partition("\t")
+        value, _, where = rest.rpartition("\t")
+        if where == f"{at.path}:{at.line}":
+            out.append((kind, value, where))
+    return out
+
+
+def _requirements_verdict(
+    root: str,
+    lib: str,
+    dep: str,
+    given: list[tuple[str, str, str]],
+    evidence: list[Evidence],
+    details: LinkDetails,
+) -> Verdict:
+    """Kept: the edge hands the dependant's compile definitions or options, so cutting it
+    changes what is compiled (or breaks it) although the link takes nothing."""
+    shown = [f"-D{value}" if kind == "define" else value for kind, value, _ in given[:5]] + (
+        [f"… {len(given) - 5} more"] if len(given) > 5 else []
+    )
+    where = given[0][2]
+    msg = (
+        f"{dep} contributes no code to {root}'s link, but {lib} -> {dep} gives {lib}'s "
+        f"compile {dep}'s usage requirements: {', '.join(shown)} (the CMake file API "
+        f"traces them to {where}). Cutting the edge changes that compile."
+    )
+    ev = [
+        *evidence,
+        *(
+            Evidence(
+                "graph (CMake file API)",
+                f"{lib} compiles with {value} ({kind}) through {where}",
+                None,
+                None,
+                ANALYZER,
+            )
+            for kind, value, where in given[:5]
+        ),
+    ]
+    return Verdict("usage-requirements", msg, Confidence.HIGH, False, ev, None, details)
 
 
 def _header_uses(

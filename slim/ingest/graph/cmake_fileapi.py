@@ -33,7 +33,10 @@ reply gives them: relative to the top source directory when inside it); the comp
 groups' include directories become attr `include_dirs` (`system_include_dirs` for SYSTEM
 ones), with the call that gave each (`include_dir_decls`: `dir<TAB>command<TAB>file:line`;
 `target_include_directories` for a target's own, the consumer's `target_link_libraries`
-line for one it gets from a dep).
+line for one it gets from a dep); compile definitions and options a target gets from its
+deps' usage requirements become attr `inherited_compile`
+(`define|option<TAB>value<TAB>file:line`, the line of the `target_link_libraries` call
+that brought them).
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ COMPILED_TYPES = frozenset(
     {"EXECUTABLE", "STATIC_LIBRARY", "SHARED_LIBRARY", "MODULE_LIBRARY", "OBJECT_LIBRARY"}
 )
 _LINK_KINDS = frozenset({EdgeKind.DEPS, EdgeKind.EXPORTS, EdgeKind.UNTYPED})
+#: Commands whose backtrace on a compile definition or option says it came over a link
+#: edge (a dep's usage requirements), declared on that line.
+_LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
 _BYTE = re.compile(r"\(byte (\d+)\)")
 
 
@@ -179,8 +185,15 @@ class Include(msgspec.Struct, rename="camel"):
     backtrace: int | None = None
 
 
+class Define(msgspec.Struct):
+    define: str = ""
+    backtrace: int | None = None
+
+
 class CompileGroup(msgspec.Struct, rename="camel"):
     includes: list[Include] = []
+    defines: list[Define] = []
+    compile_command_fragments: list[Fragment] = []
     source_indexes: list[int] = []
 
 
@@ -290,6 +303,21 @@ def _referenced(directory: Path, referrer: Path, data: bytes, json_file: str) ->
 
 def _in_project(file: str) -> bool:
     return not (file.startswith(("/", "<", "\\")) or (len(file) > 1 and file[1] == ":"))
+
+
+def _inherited_compile(t: Target) -> list[str]:
+    """`define|option<TAB>value<TAB>file:line` of each compile definition and option of
+    `t`'s compile groups that a `target_link_libraries` call brought (a dep's usage
+    requirements), with that call's line."""
+    out = []
+    for cg in t.compile_groups:
+        given = [("define", d.define, d.backtrace) for d in cg.defines]
+        given += [("option", f.fragment, f.backtrace) for f in cg.compile_command_fragments]
+        for what, value, backtrace in given:
+            loc, command = _location(t, backtrace)
+            if loc is not None and command in _LINK_COMMANDS and value:
+                out.append(f"{what}\t{value}\t{loc}")
+    return out
 
 
 def _location(t: Target, backtrace: int | None) -> tuple[Location | None, str]:
@@ -519,6 +547,7 @@ class _Builder:
         location, _ = _location(first, first.backtrace)
         srcs: dict[str, None] = {}
         includes: dict[str, None] = {}
+        inherited: dict[str, None] = {}
         system: dict[str, None] = {}
         declared: dict[str, str] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
@@ -531,6 +560,7 @@ class _Builder:
             for s in t.sources:
                 if not s.is_generated:
                     srcs[s.path] = None
+            inherited.update(dict.fromkeys(_inherited_compile(t)))
             for cg in t.compile_groups:
                 for inc in cg.includes:
                     if inc.path:
@@ -557,6 +587,8 @@ class _Builder:
             b.set_attr(i, "system_include_dirs", tuple(system))
         if declared:
             b.set_attr(i, "include_dir_decls", tuple(declared.values()))
+        if inherited:
+            b.set_attr(i, "inherited_compile", tuple(inherited))
         if first.type in COMPILED_TYPES and not first.imported and self.source_root:
             b.set_attr(i, "source_root", self.source_root)
         if external:
@@ -657,7 +689,7 @@ class _Builder:
             return EdgeKind.ORDER_ONLY
         if r.id in linked or dep_type == "OBJECT_LIBRARY":
             return EdgeKind.DEPS
-        if command in ("target_link_libraries", "link_libraries"):
+        if command in _LINK_COMMANDS:
             return EdgeKind.DEPS
         if t.link is None and dep_type in LIBRARY_TYPES:
             return EdgeKind.DEPS

@@ -1,0 +1,1 @@
+int l_fn(int x) { return x + APP_MODE; }
