@@ -101,7 +101,10 @@ class EdgeEvidence:
         public = None if a == ctx.root else self._public_edge(a, n)
         given = requirements_over(g, a, n) if public is None else []
         if given:
-            return _requirements_verdict(ctx.root_label, g.labels[a], dep, given, ev, details)
+            along = [g.labels[m] for m in _declared_along(g, a, n)]
+            return _requirements_verdict(
+                ctx.root_label, g.labels[a], dep, along, given, ev, details
+            )
         if a == ctx.root:
             return dataclasses.replace(link, evidence=ev, details=details)
         if public is not None:
@@ -325,24 +328,39 @@ def requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, str
     return out
 
 
+def _declared_along(g: BuildGraph, a: int, n: int) -> list[int]:
+    """The other deps of `a` whose edges the same line declares as `a -> n`'s."""
+    at = g.edge_locations.get((a, n))
+    deps = {e.dep for e in g.out_edges(a, BUILD_KINDS)} - {n}
+    return sorted(m for m in deps if g.edge_locations.get((a, m)) == at)
+
+
 def _requirements_verdict(
     root: str,
     lib: str,
     dep: str,
+    along: list[str],
     given: list[tuple[str, str, str]],
     evidence: list[Evidence],
     details: LinkDetails,
 ) -> Verdict:
     """Kept: the edge hands the dependant's compile definitions or options, so cutting it
-    changes what is compiled (or breaks it) although the link takes nothing."""
+    changes what is compiled (or breaks it) although the link takes nothing. When the line
+    declares other deps too, the file API cannot tell which of them gives which."""
     shown = [f"-D{value}" if kind == "define" else value for kind, value, _ in given[:5]] + (
         [f"… {len(given) - 5} more"] if len(given) > 5 else []
     )
     where = given[0][2]
+    whose = (
+        f"{dep}'s usage requirements"
+        if not along
+        else f"the usage requirements of {dep} or of {', '.join(along[:3])} (declared on "
+        "the same line)"
+    )
     msg = (
         f"{dep} contributes no code to {root}'s link, but {lib} -> {dep} gives {lib}'s "
-        f"compile {dep}'s usage requirements: {', '.join(shown)} (the CMake file API "
-        f"traces them to {where}). Cutting the edge changes that compile."
+        f"compile {whose}: {', '.join(shown)} (the CMake file API traces them to {where}). "
+        "Cutting the edge changes that compile."
     )
     ev = [
         *evidence,

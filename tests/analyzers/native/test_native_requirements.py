@@ -74,6 +74,30 @@ def test_an_edge_carrying_compile_definitions_is_kept(cmake: str, tmp_path: Path
     assert "traces them to CMakeLists.txt:10)" in found["message"]
 
 
+def test_a_line_declaring_several_deps_keeps_each_and_says_so(cmake: str, tmp_path: Path) -> None:
+    """`target_link_libraries(app2 PRIVATE l m)`: APP_MODE is traced to the line, not to
+    `l`, so `m` is kept too (a dead edge missed, the safe way), and the message says why."""
+    src, build = tmp_path / "src", tmp_path / "build"
+    shutil.copytree(SRC, src)
+    _build(cmake, src, build)
+    cmd = [sys.executable, "-m", "slim", "report", "//:app2", "--no-cache"]
+    cmd += ["--graph", str(build), "--workspace", str(src), "--select", "SLIM002"]
+    cmd += ["--linkmap", str(build / "app2.map"), "--binary", str(build / "app2")]
+    cmd += ["--binary", str(build / "libl.a"), "--binary", str(build / "libm.a")]
+    cmd += ["--format", "json"]
+    r = _run(cmd, src)
+    assert r.returncode == 0, r.stderr[-2000:]
+    found = {f["dep"]: f for f in json.loads(r.stdout)["findings"]}
+    assert {d: (f["verdict"], f["removable"]) for d, f in found.items()} == {
+        "//:l": ("usage-requirements", False),
+        "//:m": ("usage-requirements", False),
+    }
+    assert (
+        "requirements of //:m or of //:l (declared on the same line): -DAPP_MODE=2"
+        in (found["//:m"]["message"])
+    )
+
+
 def test_truth_app_does_not_compile_without_l(cmake: str, tmp_path: Path) -> None:
     src = tmp_path / "src"
     shutil.copytree(SRC, src)

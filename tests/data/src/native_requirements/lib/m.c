@@ -1,0 +1,1 @@
+int m_fn(int x) { return x * 3; }
