@@ -3,6 +3,7 @@
 For a root binary B whose map is given: a native library N in B's closure is dead when
 nothing of N survived into B (no member extracted, no section kept) and no other linked
 input references a symbol N defines (`_link_verdict`). Each edge to N is then checked
+for what the cut takes with it (a library B's link uses that reaches B only through N),
 for compile-time use and, for a library's edge, every other binary linking that library
 (`_edge_verdict`); only an edge no evidence needs is proposed.
 """
@@ -12,16 +13,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from slim.model.context import AnalysisContext
-from slim.model.findings import Finding
-from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
+from slim.model.findings import Confidence, Evidence, Finding
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
 from .._findings import on_edge, on_root
 from ._edge_verdict import EdgeEvidence
-from ._link_verdict import RUNTIME_WEAK, link_verdict
-from ._link_view import MapView, has_code, is_native, live, root_binaries
+from ._link_verdict import RUNTIME_WEAK, Verdict, link_verdict
+from ._link_view import ANALYZER, MapView, has_code, is_native, link_use, live, root_binaries
 from .rules import UNREFERENCED
 
 
@@ -75,6 +78,48 @@ def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]
     return sorted(out)
 
 
+def _dropped_in_use(
+    ctx: AnalysisContext, views: list[MapView], a: int, n: int
+) -> list[tuple[int, tuple[str, str, int | None]]]:
+    """Targets other than `n` that cutting `a -> n` takes out of the root's closure and
+    that its link uses (googletest's tests reach `gtest` only through `gtest_main`,
+    whose own archive gives them nothing), each with where the link shows it."""
+    kept = ctx.graph.closure_without(ctx.root, [(a, n)], BUILD_KINDS)
+    lost = np.setdiff1d(ctx.closure, kept, assume_unique=True)
+    out = []
+    for x in lost.tolist():
+        if x != n and (use := link_use(views, x)) is not None:
+            out.append((x, use))
+    return out
+
+
+def _drops_used(
+    root: str,
+    g: BuildGraph,
+    a: int,
+    n: int,
+    dropped: list[tuple[int, tuple[str, str, int | None]]],
+    link: Verdict,
+) -> Verdict:
+    """Kept: the cut would take a library the link uses out of the closure with `n`."""
+    x, (_, what, _) = dropped[0]
+    more = f" (and {len(dropped) - 1} more)" if len(dropped) > 1 else ""
+    msg = (
+        f"{g.labels[n]} contributes nothing to {root}'s link itself, but cutting "
+        f"{g.labels[a]} -> {g.labels[n]} also takes {g.labels[x]}{more} out of {root}'s "
+        f"closure, and the link uses it ({what}): it reaches {root} only through "
+        f"{g.labels[n]}. Declare it where it is used before cutting this edge."
+    )
+    ev = [
+        *link.evidence,
+        *(
+            Evidence(src, f"{g.labels[d]}: {desc}", at, None, ANALYZER)
+            for d, (src, desc, at) in dropped[:5]
+        ),
+    ]
+    return Verdict("used-transitively", msg, Confidence.HIGH, False, ev, None, link.details)
+
+
 def findings(
     ctx: AnalysisContext,
     own: Ownership,
@@ -102,7 +147,12 @@ def findings(
         for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
             verdict = link
             if link.verdict == "unreferenced":
-                verdict = per_edge.edge_verdict(edge.target, t.id, link)
+                dropped = _dropped_in_use(ctx, views, edge.target, t.id)
+                verdict = (
+                    _drops_used(ctx.root_label, g, edge.target, t.id, dropped, link)
+                    if dropped
+                    else per_edge.edge_verdict(edge.target, t.id, link)
+                )
             yield on_edge(
                 UNREFERENCED,
                 g,
