@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
@@ -23,7 +25,7 @@ from slim.model.ownership import Ownership
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
-from ._link_view import ANALYZER, is_native, link_use, links, views_of
+from ._link_view import ANALYZER, MapView, is_native, link_use, links, views_of
 from ._propagation import Propagation
 
 #: Dependants of one edge scanned for #include at most (depfiles have no such limit).
@@ -194,7 +196,7 @@ class EdgeEvidence:
                 unchecked.append(label)
                 continue
             checked.append(label)
-            why = link_use(views, n)
+            why = link_use(views, n) or _use_of_what_leaves(g, views, c, a, n)
             if why is not None:
                 using.append(label)
                 ev.append(Evidence(why[0], f"{label}: {why[1]}", why[2], None, ANALYZER))
@@ -219,6 +221,22 @@ class EdgeEvidence:
             None,
             details,
         )
+
+
+def _use_of_what_leaves(
+    g: BuildGraph, views: list[MapView], c: int, a: int, n: int
+) -> tuple[str, str, int | None] | None:
+    """Where `c`'s link uses a target other than `n` that cutting `a -> n` takes out of
+    `c`'s closure (it reaches `c` only through `n`); None when it uses none."""
+    kept = g.closure_without(c, [(a, n)], BUILD_KINDS)
+    for x in np.setdiff1d(g.closure([c], BUILD_KINDS), kept, assume_unique=True).tolist():
+        if x != n and (why := link_use(views, x)) is not None:
+            return (
+                why[0],
+                f"{why[1]} ({g.labels[x]}, which it gets only through {g.labels[n]})",
+                why[2],
+            )
+    return None
 
 
 def _shared_edge_message(

@@ -73,6 +73,42 @@ def test_a_cut_that_drops_a_used_library_is_kept(cmake: str, tmp_path: Path) -> 
     assert any("libcore.a(core.c.o)" in e["detail"] for e in found["evidence"])
 
 
+def test_a_library_edge_is_kept_when_another_binary_uses_what_it_brings(
+    cmake: str, tmp_path: Path
+) -> None:
+    """`glue -> mainlib` (PRIVATE): app1's link uses neither; app2's uses `core`, which it
+    gets only through that edge. Judged for app1 with app2's map given, the edge is not
+    removable: app2 still needs it."""
+    src, build = tmp_path / "src", tmp_path / "build"
+    shutil.copytree(SRC, src)
+    _build(cmake, src, build)
+    deps = tmp_path / "deps.txt"
+    deps.write_text(_run(["ninja", "-C", str(build), "-t", "deps"], src).stdout)
+    cmd = [sys.executable, "-m", "slim", "report", "//:app1", "//:app2", "--no-cache"]
+    cmd += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    for app in ("app1", "app2"):
+        cmd += ["--linkmap", str(build / f"{app}.map"), "--binary", str(build / app)]
+    for lib in ("mainlib", "core", "glue"):
+        cmd += ["--binary", str(build / f"lib{lib}.a")]
+    cmd += ["--select", "SLIM002", "--format", "json"]
+    r = _run(cmd, src)
+    assert r.returncode == 0, r.stderr[-2000:]
+    found = {(f["root"], f["target"], f["dep"]): f for f in json.loads(r.stdout)["findings"]}
+    edge = found[("//:app1", "//:glue", "//:mainlib")]
+    assert (edge["verdict"], edge["removable"]) == ("unused-by-this-root", False), edge
+    assert "still used through it by //:app2" in edge["message"]
+    assert not any(f["removable"] for f in found.values()), found
+
+
+def test_truth_app2_does_not_link_without_glue_to_mainlib(cmake: str, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(SRC, src)
+    top = src / "CMakeLists.txt"
+    top.write_text(top.read_text().replace("target_link_libraries(glue PRIVATE mainlib)\n", ""))
+    with pytest.raises(AssertionError, match="undefined reference to `core_fn'"):
+        _build(cmake, src, tmp_path / "build")
+
+
 def test_truth_app_does_not_link_without_mainlib(cmake: str, tmp_path: Path) -> None:
     src = tmp_path / "src"
     shutil.copytree(SRC, src)

@@ -1,0 +1,1 @@
+int glue_fn(int x) { return x + 1; }
