@@ -12,55 +12,21 @@ has the same shape; the truth is checked on the build, with both CMakes.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-from tests import cmake_tools as _cmake
+from ._cmake_project import built, cut_breaks, report
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_transitive"
 
 
-def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
-
-
-def _build(cmake: str, src: Path, build: Path) -> None:
-    query = build / ".cmake" / "api" / "v1" / "query"
-    query.mkdir(parents=True, exist_ok=True)
-    (query / "codemodel-v2").touch()
-    r = _run([cmake, "-S", str(src), "-B", str(build), "-G", "Ninja"], src)
-    assert r.returncode == 0, r.stdout + r.stderr
-    r = _run(["ninja", "-C", str(build)], src)
-    assert r.returncode == 0, r.stdout + r.stderr
-
-
-@pytest.fixture(params=list(dict.fromkeys(c for c in (_cmake.system(), _cmake.pypi()) if c)))
-def cmake(request: pytest.FixtureRequest) -> str:
-    for tool in ("ninja", "gcc"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (bash .ci/install-system-tools.sh)")
-    return str(request.param)
-
-
 def test_a_cut_that_drops_a_used_library_is_kept(cmake: str, tmp_path: Path) -> None:
-    src, build = tmp_path / "src", tmp_path / "build"
-    shutil.copytree(SRC, src)
-    _build(cmake, src, build)
-    deps = tmp_path / "deps.txt"
-    deps.write_text(_run(["ninja", "-C", str(build), "-t", "deps"], src).stdout)
-    cmd = [sys.executable, "-m", "slim", "report", "//:app", "--no-cache"]
-    cmd += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
-    cmd += ["--linkmap", str(build / "app.map"), "--binary", str(build / "app")]
-    cmd += ["--binary", str(build / "libmainlib.a"), "--binary", str(build / "libcore.a")]
-    cmd += ["--select", "SLIM002", "--format", "json"]
-    r = _run(cmd, src)
-    assert r.returncode == 0, r.stderr[-2000:]
-    (found,) = json.loads(r.stdout)["findings"]
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "app.map"), "--binary", str(build / "app")]
+    args += ["--binary", str(build / "libmainlib.a"), "--binary", str(build / "libcore.a")]
+    args += ["--select", "SLIM002"]
+    (found,) = report(src, *args)
     assert (found["dep"], found["verdict"], found["removable"], found["confidence"]) == (
         "//:mainlib",
         "used-transitively",
@@ -79,21 +45,15 @@ def test_a_library_edge_is_kept_when_another_binary_uses_what_it_brings(
     """`glue -> mainlib` (PRIVATE): app1's link uses neither; app2's uses `core`, which it
     gets only through that edge. Judged for app1 with app2's map given, the edge is not
     removable: app2 still needs it."""
-    src, build = tmp_path / "src", tmp_path / "build"
-    shutil.copytree(SRC, src)
-    _build(cmake, src, build)
-    deps = tmp_path / "deps.txt"
-    deps.write_text(_run(["ninja", "-C", str(build), "-t", "deps"], src).stdout)
-    cmd = [sys.executable, "-m", "slim", "report", "//:app1", "//:app2", "--no-cache"]
-    cmd += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app1", "//:app2"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
     for app in ("app1", "app2"):
-        cmd += ["--linkmap", str(build / f"{app}.map"), "--binary", str(build / app)]
+        args += ["--linkmap", str(build / f"{app}.map"), "--binary", str(build / app)]
     for lib in ("mainlib", "core", "glue"):
-        cmd += ["--binary", str(build / f"lib{lib}.a")]
-    cmd += ["--select", "SLIM002", "--format", "json"]
-    r = _run(cmd, src)
-    assert r.returncode == 0, r.stderr[-2000:]
-    found = {(f["root"], f["target"], f["dep"]): f for f in json.loads(r.stdout)["findings"]}
+        args += ["--binary", str(build / f"lib{lib}.a")]
+    args += ["--select", "SLIM002"]
+    found = {(f["root"], f["target"], f["dep"]): f for f in report(src, *args)}
     edge = found[("//:app1", "//:glue", "//:mainlib")]
     assert (edge["verdict"], edge["removable"]) == ("unused-by-this-root", False), edge
     assert "still used through it by //:app2" in edge["message"]
@@ -101,18 +61,22 @@ def test_a_library_edge_is_kept_when_another_binary_uses_what_it_brings(
 
 
 def test_truth_app2_does_not_link_without_glue_to_mainlib(cmake: str, tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    shutil.copytree(SRC, src)
-    top = src / "CMakeLists.txt"
-    top.write_text(top.read_text().replace("target_link_libraries(glue PRIVATE mainlib)\n", ""))
-    with pytest.raises(AssertionError, match="undefined reference to `core_fn'"):
-        _build(cmake, src, tmp_path / "build")
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(glue PRIVATE mainlib)",
+        "undefined reference to `core_fn'",
+    )
 
 
 def test_truth_app_does_not_link_without_mainlib(cmake: str, tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    shutil.copytree(SRC, src)
-    top = src / "CMakeLists.txt"
-    top.write_text(top.read_text().replace("target_link_libraries(app PRIVATE mainlib)\n", ""))
-    with pytest.raises(AssertionError, match="undefined reference to `core_fn'"):
-        _build(cmake, src, tmp_path / "build")
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(app PRIVATE mainlib)",
+        "undefined reference to `core_fn'",
+    )
