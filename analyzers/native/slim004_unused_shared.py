@@ -12,14 +12,16 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Saving
-from slim.model.graph import CODE_KINDS
+from slim.model.graph import BUILD_KINDS, CODE_KINDS
 from slim.model.native import ElfFile
 from slim.model.ownership import Ownership
 
 from ._details import SharedLibDetails
-from ._link_view import ANALYZER, MapView, root_binaries
+from ._link_view import ANALYZER, MapView, link_use, root_binaries
 from .rules import UNUSED_SHARED
 
 
@@ -63,7 +65,7 @@ def findings(
         for needed in b.needed:
             lib = libs.get(needed)
             if lib is not None and not b.undefined & lib.defined:
-                yield from _unused(ctx, own, binary, needed, lib, closure)
+                yield from _unused(ctx, own, binary, needed, lib, closure, views)
 
 
 def _blockers(binary: _Binary, needed: str, lib: ElfFile) -> list[str]:
@@ -88,6 +90,7 @@ def _unused(
     needed: str,
     lib: ElfFile,
     closure: set[int],
+    views: list[MapView],
 ) -> Iterator[Finding]:
     """One finding per target of the closure that depends on the library's owner (the
     root when no target owns it)."""
@@ -110,25 +113,34 @@ def _unused(
         ),
     )
     blockers = _blockers(binary, needed, lib)
-    removable = bool(edges) and not blockers
-    msg = f"{b.path} needs {needed} but resolves no symbol from it"
-    if blockers:
-        msg += f"; not safe to drop: {'; '.join(blockers)}"
-    else:
-        msg += " (drop the dep, or link with -Wl,--as-needed)"
-    if binary.not_given:
-        msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
-    targets = [g.labels[e.target] for e in edges] or [ctx.root_label]
-    for tgt in sorted(set(targets)):
+    used = _used_owners(own, binary)
+    targets: list[int | None] = [*sorted({e.target for e in edges}, key=lambda t: g.labels[t])]
+    for tgt in targets or [None]:
+        also = list(blockers)
+        if tgt is not None and dep is not None:
+            dropped = _dropped_used(ctx, views, used, tgt, dep)
+            if dropped:
+                also.append(
+                    f"cutting {g.labels[tgt]} -> {dep_label} also takes "
+                    f"{', '.join(dropped[:3])} out of the closure, which {b.path} uses"
+                )
+        removable = tgt is not None and not also
+        msg = f"{b.path} needs {needed} but resolves no symbol from it"
+        if also:
+            msg += f"; not safe to drop: {'; '.join(also)}"
+        else:
+            msg += " (drop the dep, or link with -Wl,--as-needed)"
+        if binary.not_given:
+            msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
         yield Finding(
             code=UNUSED_SHARED.code,
             name=UNUSED_SHARED.name,
-            target=tgt,
+            target=g.labels[tgt] if tgt is not None else ctx.root_label,
             dep=dep_label,
             root=ctx.root_label,
-            verdict="unused" if not blockers else "unused-unsafe",
+            verdict="unused" if not also else "unused-unsafe",
             message=msg,
-            confidence=Confidence.HIGH if not blockers else Confidence.LOW,
+            confidence=Confidence.HIGH if not also else Confidence.LOW,
             removable=removable,
             attribute="deps" if dep_label else "",
             evidence=ev,
@@ -137,3 +149,24 @@ def _unused(
             else None,
             details=SharedLibDetails(needed, lib.size),
         )
+
+
+def _used_owners(own: Ownership, binary: _Binary) -> set[int]:
+    """Targets owning a given DT_NEEDED library the binary resolves a symbol from."""
+    out = set()
+    for o in binary.given:
+        if binary.elf.undefined & o.defined and (t := own.artifact_owner(o.path)) is not None:
+            out.add(t)
+    return out
+
+
+def _dropped_used(
+    ctx: AnalysisContext, views: list[MapView], used: set[int], a: int, n: int
+) -> list[str]:
+    """Targets other than `n` that cutting `a -> n` takes out of the root's closure and
+    that the binary uses (a shared library it resolves symbols from, or code its maps
+    show): `app -> a` with `a` linking `b` PUBLIC, and `app` calling only `b`."""
+    g = ctx.graph
+    kept = g.closure_without(ctx.root, [(a, n)], BUILD_KINDS)
+    lost = np.setdiff1d(ctx.closure, kept, assume_unique=True).tolist()
+    return [g.labels[x] for x in lost if x != n and (x in used or link_use(views, x) is not None)]

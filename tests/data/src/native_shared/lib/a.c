@@ -1,0 +1,1 @@
+int a_fn(int x) { return x + 1; }

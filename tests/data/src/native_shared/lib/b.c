@@ -1,0 +1,1 @@
+int b_fn(int x) { return x * 2; }
