@@ -13,8 +13,6 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from slim.model.compile import CompileDeps
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
@@ -25,7 +23,7 @@ from slim.model.ownership import Ownership
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
-from ._link_view import ANALYZER, MapView, is_native, link_use, links, views_of
+from ._link_view import ANALYZER, MapView, cut_takes, is_native, link_use, links, views_of
 from ._propagation import Propagation
 
 #: Dependants of one edge scanned for #include at most (depfiles have no such limit).
@@ -101,7 +99,7 @@ class EdgeEvidence:
             ),
         ]
         public = None if a == ctx.root else self._public_edge(a, n)
-        given = requirements_over(g, a, n) if public is None else []
+        given = _requirements_over(g, a, n) if public is None else []
         if given:
             along = [g.labels[m] for m in _declared_along(g, a, n)]
             return _requirements_verdict(
@@ -226,11 +224,10 @@ class EdgeEvidence:
 def _use_of_what_leaves(
     g: BuildGraph, views: list[MapView], c: int, a: int, n: int
 ) -> tuple[str, str, int | None] | None:
-    """Where `c`'s link uses a target other than `n` that cutting `a -> n` takes out of
-    `c`'s closure (it reaches `c` only through `n`); None when it uses none."""
-    kept = g.closure_without(c, [(a, n)], BUILD_KINDS)
-    for x in np.setdiff1d(g.closure([c], BUILD_KINDS), kept, assume_unique=True).tolist():
-        if x != n and (why := link_use(views, x)) is not None:
+    """Where `c`'s link uses what cutting `a -> n` takes out of `c`'s closure; None when it
+    uses none of it."""
+    for x in cut_takes(g, c, a, n):
+        if (why := link_use(views, x)) is not None:
             return (
                 why[0],
                 f"{why[1]} ({g.labels[x]}, which it gets only through {g.labels[n]})",
@@ -329,7 +326,7 @@ class _CompileUse:
         )
 
 
-def requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, str]]:
+def _requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, str]]:
     """(kind, value, where) of each compile definition and option `a`'s compiles get over
     the edge `a -> n` (the CMake file API traces them to the line declaring it): `n`'s
     usage requirements, which no map or depfile shows."""

@@ -15,9 +15,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
-from slim.model.graph import BuildGraph, Target
+from slim.model.graph import BUILD_KINDS, BuildGraph, Target
 from slim.model.linkage import LINKING_KINDS, Link, Linkage
 from slim.model.native import ElfFile, LinkInput, LinkMap
 from slim.model.ownership import Ownership
@@ -226,6 +228,14 @@ def is_member(path: str) -> bool:
     """`lib.a(m.o)`: an archive member (extracted by a reference), not an object linked
     because the command line names it."""
     return path.endswith(")") and "(" in path
+
+
+def cut_takes(g: BuildGraph, c: int, a: int, n: int) -> list[int]:
+    """Targets other than `n` that cutting `a -> n` takes out of `c`'s closure: they reach
+    `c` only through `n` (googletest's tests get `gtest` only through `gtest_main`)."""
+    kept = g.closure_without(c, [(a, n)], BUILD_KINDS)
+    lost = np.setdiff1d(g.closure([c], BUILD_KINDS), kept, assume_unique=True)
+    return [x for x in lost.tolist() if x != n]
 
 
 def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None:

@@ -13,18 +13,25 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
-import numpy as np
-
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding
-from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, Edge, Target
+from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
 from .._findings import on_edge, on_root
 from ._edge_verdict import EdgeEvidence
 from ._link_verdict import RUNTIME_WEAK, Verdict, link_verdict
-from ._link_view import ANALYZER, MapView, has_code, is_native, link_use, live, root_binaries
+from ._link_view import (
+    ANALYZER,
+    MapView,
+    cut_takes,
+    has_code,
+    is_native,
+    link_use,
+    live,
+    root_binaries,
+)
 from .rules import UNREFERENCED
 
 
@@ -81,16 +88,10 @@ def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]
 def _dropped_in_use(
     ctx: AnalysisContext, views: list[MapView], a: int, n: int
 ) -> list[tuple[int, tuple[str, str, int | None]]]:
-    """Targets other than `n` that cutting `a -> n` takes out of the root's closure and
-    that its link uses (googletest's tests reach `gtest` only through `gtest_main`,
-    whose own archive gives them nothing), each with where the link shows it."""
-    kept = ctx.graph.closure_without(ctx.root, [(a, n)], BUILD_KINDS)
-    lost = np.setdiff1d(ctx.closure, kept, assume_unique=True)
-    out = []
-    for x in lost.tolist():
-        if x != n and (use := link_use(views, x)) is not None:
-            out.append((x, use))
-    return out
+    """What cutting `a -> n` takes out of the root's closure that its link uses, each with
+    where the link shows it."""
+    used = ((x, link_use(views, x)) for x in cut_takes(ctx.graph, ctx.root, a, n))
+    return [(x, use) for x, use in used if use is not None]
 
 
 def _drops_used(

@@ -12,16 +12,14 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
-
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Saving
-from slim.model.graph import BUILD_KINDS, CODE_KINDS
+from slim.model.graph import CODE_KINDS
 from slim.model.native import ElfFile
 from slim.model.ownership import Ownership
 
 from ._details import SharedLibDetails
-from ._link_view import ANALYZER, MapView, link_use, root_binaries
+from ._link_view import ANALYZER, MapView, cut_takes, link_use, root_binaries
 from .rules import UNUSED_SHARED
 
 
@@ -163,10 +161,9 @@ def _used_owners(own: Ownership, binary: _Binary) -> set[int]:
 def _dropped_used(
     ctx: AnalysisContext, views: list[MapView], used: set[int], a: int, n: int
 ) -> list[str]:
-    """Targets other than `n` that cutting `a -> n` takes out of the root's closure and
-    that the binary uses (a shared library it resolves symbols from, or code its maps
-    show): `app -> a` with `a` linking `b` PUBLIC, and `app` calling only `b`."""
+    """What cutting `a -> n` takes out of the root's closure that the binary uses (a shared
+    library it resolves symbols from, or code its maps show): `app -> a` with `a` linking
+    `b` PUBLIC, and `app` calling only `b`."""
     g = ctx.graph
-    kept = g.closure_without(ctx.root, [(a, n)], BUILD_KINDS)
-    lost = np.setdiff1d(ctx.closure, kept, assume_unique=True).tolist()
-    return [g.labels[x] for x in lost if x != n and (x in used or link_use(views, x) is not None)]
+    lost = cut_takes(g, ctx.root, a, n)
+    return [g.labels[x] for x in lost if x in used or link_use(views, x) is not None]
