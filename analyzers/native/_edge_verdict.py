@@ -1,7 +1,8 @@
 """Whether a library edge that the root's link does not use is needed elsewhere: by a
 compile (the dependant reads the dep's headers, or compiles with the definitions and
-options the edge brings), by the CMake usage requirements a PUBLIC/INTERFACE edge
-carries, or by another binary that links the same library.
+options the edge brings: CMake usage requirements, Bazel `defines`, Buck2 exported
+preprocessor flags), by the CMake usage requirements a PUBLIC/INTERFACE edge carries,
+or by another binary that links the same library.
 
 A library's edge is shared by every binary linking that library, so it is proposed for
 removal only when each of them was checked and none uses the dep.
@@ -20,6 +21,7 @@ from slim.model.findings import Confidence, Evidence
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
 from slim.model.ownership import Ownership
 
+from ._carried_flags import carried_verdict, flags_carried
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
@@ -98,6 +100,9 @@ class EdgeEvidence:
                 ANALYZER,
             ),
         ]
+        carried = flags_carried(g, a, n)
+        if carried:
+            return carried_verdict(g, ctx.root_label, (a, n), carried, ev, details)
         public = None if a == ctx.root else self._public_edge(a, n)
         given = _requirements_over(g, a, n) if public is None else []
         if given:

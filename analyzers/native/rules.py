@@ -13,8 +13,11 @@ UNREFERENCED = Rule(
         "no section of it kept after --gc-sections, and (with --cref) no other input "
         "referencing a symbol it defines. Registration libraries (alwayslink, "
         "--whole-archive), static constructors and weak symbols are never proposed for "
-        "removal. Link with -Wl,-Map=app.map,--cref,--gc-sections and pass the library "
-        "archives with --binary for a certain verdict."
+        "removal, nor is an edge whose dependant's compile reads the library's headers or "
+        "gets its definitions (CMake usage requirements, Bazel defines, Buck2 exported "
+        "preprocessor flags). Link with -Wl,-Map=app.map,--cref,--gc-sections, pass the "
+        "library archives with --binary and the compile's depfiles with --compile for a "
+        "certain verdict."
     ),
 )
 

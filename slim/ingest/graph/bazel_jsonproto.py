@@ -35,11 +35,15 @@ LABEL_TYPES = frozenset(
     }
 )
 DICT_TYPES = frozenset({"LABEL_DICT_UNARY", "LABEL_KEYED_STRING_DICT", "LABEL_LIST_DICT"})
-KEPT_STRING_LISTS = frozenset({"tags", "imports", "linkopts", "includes", "copts"})
+KEPT_STRING_LISTS = frozenset({"tags", "imports", "linkopts", "includes", "copts", "defines"})
+#: Kept lists whose select() is read too, as every value of its branches: `defines` reach
+#: every dependant's compile (`--proto:flatten_selects`, on by default, already gives
+#: them so; without it the export holds the selector).
+SELECTED_LISTS = frozenset({"defines"})
 KEPT_BOOLEANS = frozenset({"testonly", "alwayslink", "linkstatic", "linkshared"})
 KEPT_STRINGS = frozenset({"base_module", "main", "strip_import_prefix", "import_prefix"})
 _EDGE_TYPES = LABEL_TYPES | {"SELECTOR_LIST"}
-_KEPT_SCALARS = KEPT_BOOLEANS | KEPT_STRINGS
+_KEPT_SCALARS = KEPT_BOOLEANS | KEPT_STRINGS | SELECTED_LISTS
 
 
 class SelectorEntry(msgspec.Struct, rename="camel", gc=False):
@@ -190,6 +194,8 @@ def _attr_labels(a: Attribute) -> list[str]:
 
 def attribute_matters(name: str, type_: str) -> bool:
     """Whether `add_rule` uses an attribute of this name and type (readers may skip the rest)."""
+    if name in SELECTED_LISTS:
+        return True
     if type_ in LABEL_TYPES or type_ == "SELECTOR_LIST":
         return edge_kind_for_attribute(name) is not None
     return name in KEPT_STRING_LISTS or name in KEPT_BOOLEANS or name in KEPT_STRINGS
@@ -263,7 +269,10 @@ class _RuleParts:
     def valued(self, a: Attribute) -> None:
         """An attribute with a scalar, selector or dict value."""
         typ = a.type
-        if typ in LABEL_TYPES or typ == "SELECTOR_LIST":
+        if a.name in SELECTED_LISTS and a.selector_list is not None:
+            branches = (e.string_list_value for el in a.selector_list.elements for e in el.entries)
+            self.attrs[a.name] = tuple(dict.fromkeys(v for values in branches for v in values))
+        elif typ in LABEL_TYPES or typ == "SELECTOR_LIST":
             kind = _kind(a.name)
             if kind is not None:
                 self.edge(_attr_labels(a), kind)
@@ -383,7 +392,7 @@ def _name_code(name: str) -> int:
     """What an attribute of this name can add to a rule, remembered per name: nothing
     (name, visibility, generator_*, ...), something only through a list value (a kept
     string list), a true kept boolean, or anything (an edge kind or a kept string)."""
-    if _kind(name) is not None or name in KEPT_STRINGS:
+    if _kind(name) is not None or name in KEPT_STRINGS or name in SELECTED_LISTS:
         code = _ANY
     elif name in KEPT_BOOLEANS:
         code = _FLAG

@@ -14,7 +14,7 @@ from typing import Any
 
 from slim.errors import InputError, describe_found, describe_value
 from slim.ingest.graph.bazel_jsonproto import _documents, _skip_log
-from slim.model.graph import EdgeKind, GraphBuilder, Location, edge_kind_for_attribute
+from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location, edge_kind_for_attribute
 from slim.model.labels import label_package, normalize_label, package_path, split_configuration
 
 NODES_ONLY_NOTE = (
@@ -22,6 +22,14 @@ NODES_ONLY_NOTE = (
     "add --output-attribute 'buck.deps' --output-attribute '^(deps|exported_deps)$'"
 )
 KEPT_STRINGS = frozenset({"base_module"})
+#: Preprocessor flags a target hands its dependants' compiles (every select() branch).
+KEPT_FLAGS = frozenset(
+    {
+        "exported_preprocessor_flags",
+        "exported_lang_preprocessor_flags",
+        "exported_platform_preprocessor_flags",
+    }
+)
 _TARGETS_KEYS = (b'"buck.', b'"compatible_targets"', b'"incompatible_targets"', b'"name"')
 
 
@@ -130,11 +138,11 @@ def _checked(name: str) -> bool:
 
 def _edges(
     attrs: dict[str, Any], package: str, where: tuple[str, int, str]
-) -> tuple[dict[tuple[str, EdgeKind], None], list[str], list[str], dict[str, str]]:
-    """(typed edges, srcs, tags, kept strings) of one target's attributes."""
+) -> tuple[dict[tuple[str, EdgeKind], None], list[str], list[str], dict[str, AttrValue]]:
+    """(typed edges, srcs, tags, kept strings and flags) of one target's attributes."""
     typed: dict[tuple[str, EdgeKind], None] = {}
     srcs: list[str] = []
-    kept: dict[str, str] = {}
+    kept: dict[str, AttrValue] = {}
     tags: list[str] = []
     for name, value in attrs.items():
         if name.startswith("buck."):
@@ -146,6 +154,11 @@ def _edges(
             text = _typed_attr(attrs, name, where)
             if text is not None:
                 kept[name] = text
+            continue
+        if name in KEPT_FLAGS:
+            flags = tuple(_strings(value))
+            if flags:
+                kept[name] = flags
             continue
         kind = edge_kind_for_attribute(name)
         if kind is None:

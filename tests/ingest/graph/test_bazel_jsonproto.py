@@ -221,3 +221,30 @@ def test_a_location_with_a_superscript_digit_is_no_line_number(tmp_path: Path) -
     g = load_graph([path])
     loc = g.locations[g.labels.index("//a:a")]
     assert (loc.path, loc.line) == ("a/BUILD:²", 1)
+
+
+def test_defines_are_kept_with_every_branch_of_an_unflattened_select(tmp_path: Path) -> None:
+    """`--proto:flatten_selects=false` leaves a select() of `defines` as a selector: every
+    branch's values are kept (which one applies depends on the configuration)."""
+    selector = {
+        "type": "STRING_LIST",
+        "elements": [
+            {"entries": [
+                {"label": "//:opt", "stringListValue": ["MODE=2"]},
+                {"label": "//conditions:default", "stringListValue": ["MODE=1", "MODE=2"]},
+            ]},
+            {"entries": [{"label": "//conditions:default", "stringListValue": ["EXTRA"]}]},
+        ],
+    }  # fmt: skip
+    lines = [
+        {"type": "RULE", "rule": {"name": "//l:sel", "ruleClass": "cc_library", "attribute": [
+            {"name": "defines", "type": "STRING_LIST", "selectorList": selector}]}},
+        {"type": "RULE", "rule": {"name": "//l:flat", "ruleClass": "cc_library", "attribute": [
+            {"name": "defines", "type": "STRING_LIST", "stringListValue": ["A=1"]},
+            {"name": "local_defines", "type": "STRING_LIST", "stringListValue": ["B"]}]}},
+    ]  # fmt: skip
+    path = tmp_path / "q.ndjson"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    g = load_graph([path])
+    assert g.target(g.ids["//l:sel"]).attrs == {"defines": ("MODE=2", "MODE=1", "EXTRA")}
+    assert g.target(g.ids["//l:flat"]).attrs == {"defines": ("A=1",)}

@@ -231,3 +231,29 @@ def test_arbitrary_bytes_never_crash(data: bytes) -> None:
     path.write_bytes(b'{"root//x:y": ' + data)
     for loader in (buck2_json.load_query, buck2_json.load_targets):
         assert loads_or_refuses(loader, path)
+
+
+def test_exported_preprocessor_flags_are_kept_with_every_select_branch(tmp_path: Path) -> None:
+    """What a Buck2 target hands its dependants' compiles (`exported_*preprocessor_flags`,
+    select() branches and language keys flattened); its own `preprocessor_flags` are not."""
+    doc = {
+        "root//l:cfg": {
+            "buck.type": "prelude//rules.bzl:cxx_library",
+            "exported_preprocessor_flags": {
+                "__type": "selector",
+                "entries": {"root//os:linux": ["-DON_LINUX"], "DEFAULT": ["-DMODE=1"]},
+            },
+            "exported_lang_preprocessor_flags": {"cxx": ["-DCXX_ONLY"]},
+            "preprocessor_flags": ["-DLOCAL"],
+        },
+        "root//l:plain": {"buck.type": "prelude//rules.bzl:cxx_library",
+                          "exported_preprocessor_flags": []},
+    }  # fmt: skip
+    path = tmp_path / "cquery.json"
+    path.write_text(json.dumps(doc))
+    g = load_graph([path])
+    assert g.target(g.ids["root//l:cfg"]).attrs == {
+        "exported_preprocessor_flags": ("-DON_LINUX", "-DMODE=1"),
+        "exported_lang_preprocessor_flags": ("-DCXX_ONLY",),
+    }
+    assert g.target(g.ids["root//l:plain"]).attrs == {}

@@ -51,7 +51,8 @@ def test_real_exports_give_the_same_graph() -> None:
 _NAMES = st.sampled_from(
     ["deps", "srcs", "hdrs", "data", "tags", "copts", "$implicit", ":tool", "testonly",
      "alwayslink", "main", "visibility", "toolchains", "actual", "name", "compatible_with",
-     "linkopts", "includes", "linkstatic", "base_module", "runtime_deps", "imports"]
+     "linkopts", "includes", "linkstatic", "base_module", "runtime_deps", "imports",
+     "defines"]
 )  # fmt: skip
 _TYPES = st.sampled_from(
     ["LABEL_LIST", "LABEL", "STRING_LIST", "STRING", "BOOLEAN", "INTEGER", "OUTPUT",

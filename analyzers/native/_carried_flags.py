@@ -1,0 +1,89 @@
+"""Compile flags a library edge hands the dependant: Bazel's `defines` and Buck2's
+exported preprocessor flags reach the compile of every target above the library, so
+cutting an edge that is the dependant's only way to a library carrying them changes
+what the dependant compiles (or breaks it at an `#error`), whatever the link uses.
+No map or depfile shows such a use: the graph's attributes are the evidence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from slim.model.findings import Confidence, Evidence
+from slim.model.graph import BUILD_KINDS, BuildGraph
+
+from ._details import LinkDetails
+from ._link_verdict import Verdict
+from ._link_view import ANALYZER
+
+#: Attributes whose values reach the compile of every dependant (Bazel, Buck2).
+CARRIED = (
+    "defines",
+    "exported_preprocessor_flags",
+    "exported_lang_preprocessor_flags",
+    "exported_platform_preprocessor_flags",
+)
+
+
+def flags_carried(g: BuildGraph, a: int, n: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(target, attribute, values) of each flag-carrying target that cutting `a -> n`
+    takes out of `a`'s closure (`n` first, then by id)."""
+    kept = g.closure_without(a, [(a, n)], BUILD_KINDS)
+    lost = np.setdiff1d(g.closure([a], BUILD_KINDS), kept, assume_unique=True).tolist()
+    out = []
+    for x in sorted(lost, key=lambda t: (t != n, t)):
+        attrs = g.target(x).attrs
+        for name in CARRIED:
+            values = attrs.get(name)
+            if isinstance(values, tuple) and values:
+                out.append((x, name, values))
+    return out
+
+
+def carried_verdict(
+    g: BuildGraph,
+    root: str,
+    edge: tuple[int, int],
+    carried: list[tuple[int, str, tuple[str, ...]]],
+    evidence: list[Evidence],
+    details: LinkDetails,
+) -> Verdict:
+    """Kept: the edge is how the dependant's compile gets these flags."""
+    a, n = edge
+    lib, dep = g.labels[a], g.labels[n]
+    shown = [_shown(name, v) for _, name, values in carried for v in values]
+    listed = ", ".join(shown[:5]) + (f", … {len(shown) - 5} more" if len(shown) > 5 else "")
+    owners = ", ".join(dict.fromkeys(f"{g.labels[x]} (`{name}`)" for x, name, _ in carried))
+    via = "" if {x for x, _, _ in carried} == {n} else f", which {lib} reaches only through {dep}"
+    msg = (
+        f"{dep} contributes no code to {root}'s link, but {lib} -> {dep} gives the compile "
+        f"of {lib} (and of every target above it) {listed}, declared by {owners}{via}. "
+        "Cutting the edge changes that compile."
+    )
+    rows = [
+        Evidence(
+            _where(g, x),
+            f"{g.labels[x]} gives its dependants' compiles `{name}`: {', '.join(values[:5])}",
+            _line(g, x),
+            None,
+            ANALYZER,
+        )
+        for x, name, values in carried[:5]
+    ]
+    return Verdict(
+        "usage-requirements", msg, Confidence.HIGH, False, [*evidence, *rows], None, details
+    )
+
+
+def _shown(name: str, value: str) -> str:
+    return f"-D{value}" if name == "defines" else value
+
+
+def _where(g: BuildGraph, x: int) -> str:
+    loc = g.target(x).location
+    return loc.path if loc is not None else "graph"
+
+
+def _line(g: BuildGraph, x: int) -> int | None:
+    loc = g.target(x).location
+    return loc.line if loc is not None else None

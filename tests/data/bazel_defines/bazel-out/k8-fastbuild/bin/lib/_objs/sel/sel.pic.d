@@ -1,0 +1,2 @@
+bazel-out/k8-fastbuild/bin/lib/_objs/sel/sel.pic.o: lib/sel.c \
+ /usr/include/stdc-predef.h

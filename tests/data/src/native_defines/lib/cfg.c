@@ -1,0 +1,1 @@
+int cfg_fn(void) { return 2; }

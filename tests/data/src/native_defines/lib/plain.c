@@ -1,0 +1,1 @@
+int plain_fn(void) { return 3; }

@@ -1,0 +1,1 @@
+int sel_fn(void) { return 1; }

@@ -1,0 +1,1 @@
+int wrap_fn(void) { return 7; }
