@@ -28,6 +28,8 @@ UNUSED_SHARED = Rule(
     help=(
         "Pass the binary and its shared libraries with --binary. A library from which "
         "neither the binary nor another needed library resolves a symbol can be dropped "
-        "(or linked with -Wl,--as-needed)."
+        "(or linked with -Wl,--as-needed), once the edge to it is judged as SLIM002 judges "
+        "one: compile-time evidence (--compile) shows no header of it read, and every "
+        "binary linking a library's edge was checked."
     ),
 )

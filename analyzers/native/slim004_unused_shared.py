@@ -3,7 +3,10 @@
 The root's executables and shared libraries among the --binary ELF files are matched by
 ownership or name; each DT_NEEDED entry found among the given libraries is checked
 against the binary's undefined symbols. A library another needed library uses without
-its own DT_NEEDED, or one with static initializers, is reported but never proposed.
+its own DT_NEEDED, or one with static initializers, is reported but never proposed. The
+edge to it is then judged as SLIM002 judges an unreferenced one (`EdgeEvidence`): a
+compile that reads its headers or gets its definitions, and every other binary linking
+a library's edge, keep it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from slim.model.graph import CODE_KINDS
 from slim.model.native import ElfFile
 from slim.model.ownership import Ownership
 
-from ._details import SharedLibDetails
+from ._details import LinkDetails, SharedLibDetails
+from ._edge_verdict import EdgeEvidence
+from ._link_verdict import Verdict
 from ._link_view import ANALYZER, MapView, cut_takes, link_use, root_binaries
 from .rules import UNUSED_SHARED
 
@@ -58,12 +63,14 @@ def findings(
 ) -> Iterator[Finding]:
     """SLIM004 for every DT_NEEDED library of the root's binaries that provides nothing."""
     libs = _shared_libs(elfs)
+    judge: list[EdgeEvidence] = []
     for b in sorted(root_binaries(ctx, own, elfs, views), key=lambda e: e.path):
         binary = _Binary(b, libs)
         for needed in b.needed:
             lib = libs.get(needed)
             if lib is not None and not b.undefined & lib.defined:
-                yield from _unused(ctx, own, binary, needed, lib, closure, views)
+                judge = judge or [EdgeEvidence.load(ctx, own, closure)]
+                yield from _unused(ctx, own, binary, needed, lib, closure, views, judge[0])
 
 
 def _blockers(binary: _Binary, needed: str, lib: ElfFile) -> list[str]:
@@ -89,6 +96,7 @@ def _unused(
     lib: ElfFile,
     closure: set[int],
     views: list[MapView],
+    judge: EdgeEvidence,
 ) -> Iterator[Finding]:
     """One finding per target of the closure that depends on the library's owner (the
     root when no target owns it)."""
@@ -122,7 +130,6 @@ def _unused(
                     f"cutting {g.labels[tgt]} -> {dep_label} also takes "
                     f"{', '.join(dropped[:3])} out of the closure, which {b.path} uses"
                 )
-        removable = tgt is not None and not also
         msg = f"{b.path} needs {needed} but resolves no symbol from it"
         if also:
             msg += f"; not safe to drop: {'; '.join(also)}"
@@ -130,18 +137,30 @@ def _unused(
             msg += " (drop the dep, or link with -Wl,--as-needed)"
         if binary.not_given:
             msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
+        verdict = Verdict(
+            "unused" if not also else "unused-unsafe",
+            msg,
+            Confidence.HIGH if not also else Confidence.LOW,
+            tgt is not None and not also,
+            list(ev),
+            None,
+            LinkDetails(0, 0, (), ()),
+        )
+        if verdict.removable and tgt is not None and dep is not None:
+            verdict = judge.edge_verdict(tgt, dep, verdict)
+        removable = verdict.removable
         yield Finding(
             code=UNUSED_SHARED.code,
             name=UNUSED_SHARED.name,
             target=g.labels[tgt] if tgt is not None else ctx.root_label,
             dep=dep_label,
             root=ctx.root_label,
-            verdict="unused" if not also else "unused-unsafe",
-            message=msg,
-            confidence=Confidence.HIGH if not also else Confidence.LOW,
+            verdict=verdict.verdict,
+            message=verdict.message,
+            confidence=verdict.confidence,
             removable=removable,
             attribute="deps" if dep_label else "",
-            evidence=ev,
+            evidence=tuple(verdict.evidence),
             saving=Saving(bytes=lib.size, bytes_basis="size of the shared library")
             if removable
             else None,

@@ -20,6 +20,7 @@ from slim_analyzers.native.analyzer import NativeSymbolsAnalyzer
 from slim.ingest.binary import elf
 from slim.ingest.compile import depfile
 from slim.ingest.linkmap import gc_sections, gold_map, ld_map, lld_map, mold_map
+from slim.model.compile import CompileDeps, CompiledObject
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.findings import Confidence, Finding
@@ -346,7 +347,9 @@ def test_sample_monorepo_without_archives_still_blocks_the_weak_provider() -> No
 ELF_DATA = Path(__file__).parents[2] / "data" / "elf"
 
 
-def _slim004(paths: list[str], ctor_lib: bool = False) -> list[Finding]:
+def _slim004(paths: list[str], ctor_lib: bool = False, compiled: bool = True) -> list[Finding]:
+    """SLIM004 of `//app:app` given these ELF files (and, when `compiled`, the depfile of
+    its one source, which reads no header of the libraries)."""
     b = GraphBuilder()
     root = b.add_target("//app:app", "cc_binary", srcs=("//app:main.c",))
     for name in ("sample", "unused"):
@@ -359,6 +362,9 @@ def _slim004(paths: list[str], ctor_lib: bool = False) -> list[Finding]:
     facts = Facts()
     for p in paths:
         facts.extend(elf.load(ELF_DATA / p))
+    if compiled:
+        main = CompiledObject("app/main.o", "app/main.c", ("/usr/include/stdio.h",), 1)
+        facts.extend([CompileDeps("main.d", "depfile", (main,))])
     ctx = AnalysisContext(graph=g, root=g.lookup("//app:app") or 0, facts=facts)
     return [f for f in NativeSymbolsAnalyzer().analyze(ctx) if f.code == "SLIM004"]
 
@@ -368,8 +374,17 @@ def test_needed_library_resolving_nothing_is_reported() -> None:
     assert (f.target, f.dep, f.removable) == ("//app:app", "//lib:unused", True)
     assert f.confidence is Confidence.HIGH
     assert any(e.detail == "DT_NEEDED libunused.so" for e in f.evidence)
+    assert any(e.source == "compile" for e in f.evidence)
     assert f.saving is not None
     assert f.saving.bytes > 0
+
+
+def test_an_unused_needed_library_is_not_removable_without_compile_evidence() -> None:
+    """Resolving no symbol says nothing of the headers the compile reads (an inline
+    function, a macro): the edge waits for compile-time evidence, as SLIM002's does."""
+    (f,) = _slim004(["app", "libsample.so", "libunused.so"], compiled=False)
+    assert (f.dep, f.removable) == ("//lib:unused", False)
+    assert "includes //lib:unused's headers is unknown" in f.message
 
 
 def test_used_needed_library_is_not_reported_and_missing_ones_are_said() -> None:

@@ -1,0 +1,1 @@
+int bar_fn(void) { return 5; }

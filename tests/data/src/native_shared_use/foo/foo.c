@@ -1,0 +1,2 @@
+#include "foo.h"
+int foo_fn(void) { return FOO_VERSION; }

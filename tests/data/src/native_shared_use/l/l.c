@@ -1,0 +1,1 @@
+int l_fn(void) { return 1; }
