@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slim.ingest.linkmap.ld_map import DISCARDED, GOLD_MEMBERS, GOLD_MEMMAP, parse
+from slim.ingest.linkmap.ld_map import DISCARDED, GOLD_MEMBERS, GOLD_MEMMAP, gold_memory_map, parse
 
 
 def sniff(head: bytes, path: Path) -> bool:
-    del path
     first = head.lstrip(b"\n").split(b"\n", 1)[0].rstrip()
-    if first == GOLD_MEMBERS:
+    if first in (GOLD_MEMBERS, GOLD_MEMMAP):
         return True
-    return first in (DISCARDED, GOLD_MEMMAP) and b"\n" + GOLD_MEMMAP + b"\n" in b"\n" + head
+    return first == DISCARDED and gold_memory_map(head, path)
 
 
 def load(path: Path) -> list[object]:

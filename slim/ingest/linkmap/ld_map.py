@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slim.errors import InputError, describe_found
-from slim.ingest._io import DEFAULT_LIMITS, Limits
+from slim.ingest._io import DEFAULT_LIMITS, Limits, open_input
 from slim.ingest.linkmap._gnu_rows import Columns, Rows, fixed_rows, regex_rows
 from slim.ingest.linkmap._mapcommon import (
     FileSlices,
@@ -76,12 +76,31 @@ _SPACES_MEMBER = b" " * _MEMBER_COL
 
 def sniff(head: bytes, path: Path) -> bool:
     """bfd map: its first heading (maps without archives start at discards or memory)."""
-    del path
     first = head.lstrip(b"\n").split(b"\n", 1)[0].rstrip()
-    if first in (BFD_MEMBERS, AS_NEEDED):
+    if first in (BFD_MEMBERS, AS_NEEDED, MEMCONF, MERGING, ALLOCATING):
         return True
-    if first in (DISCARDED, MEMCONF, MERGING, ALLOCATING):
-        return b"\n" + GOLD_MEMMAP + b"\n" not in head or MEMCONF in head
+    return first == DISCARDED and not gold_memory_map(head, path)
+
+
+_MEMMAP_LINE = re.compile(rb"\n(Memory map|Linker script and memory map|Memory Configuration)\r?\n")
+_SCAN_BLOCK = 1 << 20
+
+
+def gold_memory_map(head: bytes, path: Path) -> bool:
+    """Whether a map that starts with its discarded sections is gold's: the first
+    memory-map heading after them is gold's `Memory map`, not bfd's. A C++ link discards
+    thousands of COMDAT sections, which push that heading far past the sniffed head, so
+    the file is read on, a block at a time, until one is found."""
+    m = _MEMMAP_LINE.search(b"\n" + head)
+    if m is not None:
+        return m.group(1) == GOLD_MEMMAP
+    with open_input(path) as f:
+        carry = b"\n"
+        while block := f.read(_SCAN_BLOCK):
+            m = _MEMMAP_LINE.search(carry + block)
+            if m is not None:
+                return m.group(1) == GOLD_MEMMAP
+            carry = (carry + block)[-64:]
     return False
 
 

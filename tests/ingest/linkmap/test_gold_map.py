@@ -90,3 +90,31 @@ def test_arbitrary_bytes(tmp_path: Path, blob: bytes) -> None:
     p.write_bytes(b"Archive member included because of file (symbol)\n" + blob)
     with contextlib.suppress(InputError):
         load(p)
+
+
+BAZEL_MAP = SAMPLE.with_name("gold.bazel-googletest.map")
+
+
+def test_a_long_list_of_discards_does_not_hide_gold_s_headings() -> None:
+    """A real C++ link (googletest under Bazel) discards kilobytes of COMDAT sections
+    before `Memory map`, past the head a format is sniffed from: still gold's map."""
+    head = BAZEL_MAP.read_bytes()
+    assert head.index(b"\nMemory map\n") > 8192
+    assert detect(BAZEL_MAP, "linkmap").name == "gold-map"
+    m = load(BAZEL_MAP)
+    assert (m.linker, m.has_cref) == ("gold", True)
+    solib = "bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest.so"
+    assert any(solib in x.referenced_by or x.defined_in == solib for x in m.xref)
+
+
+def test_a_bfd_map_with_a_long_list_of_discards_is_still_bfd(tmp_path: Path) -> None:
+    rows = "".join(f" .text.f{k}   0x0000000000000000       0x10 obj{k}.o\n" for k in range(400))
+    p = tmp_path / "bfd.map"
+    p.write_text(
+        f"\nDiscarded input sections\n\n{rows}\nMemory Configuration\n\n"
+        "Name             Origin             Length             Attributes\n"
+        "*default*        0x0000000000000000 0xffffffffffffffff\n\n"
+        "Linker script and memory map\n\n"
+    )
+    assert p.stat().st_size > 8192
+    assert detect(p, "linkmap").name == "gnu-ld-map"
