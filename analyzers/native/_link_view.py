@@ -100,6 +100,9 @@ class MapView:
     shared_owners: set[int] = field(default_factory=set)
     unowned: list[LinkInput] = field(default_factory=list)
     """Linked inputs of the build tree (relative paths) no target of the graph owns."""
+    unowned_shared: set[str] = field(default_factory=set)
+    """Shared libraries of the build tree the link takes (loads, or resolves a symbol
+    from) that no target of the graph owns: a map lists no sections of them."""
     gc_given: bool = False
     why_given: bool = False
 
@@ -133,7 +136,14 @@ def _join_inputs(v: MapView, owner: Owner) -> None:
             v.loaded[o].append((path, line))
             if is_shared(path):
                 v.shared_owners.add(o)
-    v.shared_owners.update(o for o in map(owner, m.shared) if o is not None)
+        elif is_shared(path):
+            _unowned_shared(v, path)
+    for path in m.shared:
+        o = owner(path)
+        if o is not None:
+            v.shared_owners.add(o)
+        else:
+            _unowned_shared(v, path)
     v.whole.update(o for o in map(owner, m.whole_archive) if o is not None)
 
 
@@ -144,12 +154,19 @@ def _join_xref(v: MapView, owner: Owner) -> None:
             continue
         d = owner(x.defined_in)
         if d is None:
+            if is_shared(x.defined_in):
+                _unowned_shared(v, x.defined_in)
             continue
         if is_shared(x.defined_in):
             v.shared_owners.add(d)
         for r in x.referenced_by:
             if owner(r) != d:
                 v.refs[d].append((x.symbol, r, x.line))
+
+
+def _unowned_shared(v: MapView, path: str) -> None:
+    if not posixpath.isabs(path.replace("\\", "/")):
+        v.unowned_shared.add(path)
 
 
 def _join_gc(v: MapView, owner: Owner, link: Link) -> None:

@@ -79,6 +79,7 @@ def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]
     out: set[str] = set()
     for v in views:
         out.update(i.file for i in v.unowned if live([i], v.map.linker) or i.discarded)
+        out.update(v.unowned_shared)
         for o, inputs in v.inputs.items():
             if o not in closure:
                 out.update(f"{i.file} (owned by {g.labels[o]})" for i in inputs)

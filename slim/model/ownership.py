@@ -2,7 +2,8 @@
 
 Readers that know ownership exactly (aquery outputs, the CMake file API) record it in
 `graph.artifacts`; otherwise the path conventions of each build system decide:
-Bazel `bazel-out/<cfg>/bin/<pkg>/_objs/<name>/x.o` and `<pkg>/lib<name>.a`, Buck2
+Bazel `bazel-out/<cfg>/bin/<pkg>/_objs/<name>/x.o`, `<pkg>/lib<name>.a` and the
+`_solib_<cpu>/` symlinks dynamically linked tests and binaries load, Buck2
 `buck-out/v2/gen/<cell>/<hash>/<pkg>/__<name>__/…`, CMake `<dir>/CMakeFiles/<name>.dir/…`
 and `<dir>/lib<name>.a`. A path no rule matches has no owner (callers must say so).
 """
@@ -23,10 +24,49 @@ _SO_VERSION = re.compile(r"\.so(\.\d+)+$")
 _BAZEL_OUT = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/(.*)$")
 _BUCK_OUT = re.compile(r"^(?:.*/)?buck-out/v2/(?:gen|art)/([^/]+)/[0-9a-f]+/(.*)$")
 _BAZEL_OBJS = re.compile(r"^(.*?)/?_objs/([^/]+)/")
+_BAZEL_SOLIB = re.compile(r"^_solib_[^/]+/(?:_U(.+?)___U[^/]*/)?(lib[^/]+)$")
+_BAZEL_UNESCAPE = {"U": "_", "S": "/", "C": ":", "A": "@", "B": "\\"}
 _BUCK_NAME = re.compile(r"^(.*?)/?__([^/]+?)__/")
 _CMAKE_OBJS = re.compile(r"^(.*?)/?CMakeFiles/([^/]+)\.dir/")
 
 _CACHE: WeakKeyDictionary[BuildGraph, Ownership] = WeakKeyDictionary()
+
+
+def _solib_owner(p: str) -> str | None:
+    """The label behind a Bazel `_solib_<cpu>/` symlink: `lib<escaped path of the
+    library, lib<name>>.so` for a library Bazel built (`liba_Ub_Sc_Slibmy_Ulib.so` is
+    `a_b/c/libmy_lib.so`, of `//a_b/c:my_lib`), `_U<escaped label>___U<escaped
+    package>/<file>` for a `cc_import`ed one. Escapes: `_U` `_`, `_S` `/`, `_C` `:`, `_A`
+    `@`, `_B` backslash."""
+    m = _BAZEL_SOLIB.match(p)
+    if m is None:
+        return None
+    imported, base = m.groups()
+    if imported is not None:
+        label = _unescape(imported)
+        return label if label is not None and "//" in label else None
+    stem = _SO_VERSION.sub(".so", base)[3:]
+    for suf in (".so", ".dylib", ".ifso"):
+        if stem.endswith(suf):
+            path = _unescape(stem[: -len(suf)])
+            if path is None:
+                return None
+            pkg, lib = posixpath.split(path)
+            name = _lib_name(lib + suf)
+            return _label("", pkg, name) if name else None
+    return None
+
+
+def _unescape(text: str) -> str | None:
+    """Bazel's path escaping undone; None when `text` is not such an escape."""
+    out, k = [], 0
+    while (j := text.find("_", k)) >= 0:
+        ch = _BAZEL_UNESCAPE.get(text[j + 1 : j + 2])
+        if ch is None:
+            return None
+        out += [text[k:j], ch]
+        k = j + 2
+    return "".join([*out, text[k:]])
 
 
 def split_member(path: str) -> tuple[str, str | None]:
@@ -129,6 +169,8 @@ class Ownership:
                 bn = _BUCK_NAME.match(p)
                 if bn:
                     out.append(_label(repo, bn.group(1), bn.group(2)))
+        if m and (so := _solib_owner(p)) is not None:
+            out.append(so)
         om = _BAZEL_OBJS.match(p)
         if om:
             out.append(_label(repo, om.group(1), om.group(2)))

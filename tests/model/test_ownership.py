@@ -15,6 +15,11 @@ def graph():  # type: ignore[no-untyped-def]
         "//lib:util",
         "root//lib:lib1",
         "//:core",
+        "//:gtest",
+        "//:gtest_main",
+        "//a_b/c:my_lib",
+        "//third_p:pre",
+        "@com_google_absl//absl/base:base",
     ]:
         b.add_target(lab, "cc_library", srcs=[f"{lab.split(':')[0]}:x.cc"])
     b.add_target("//py:mypkg", "py_library", srcs=["//py:src/mypkg/__init__.py"])
@@ -45,6 +50,18 @@ def graph():  # type: ignore[no-untyped-def]
         ("buck-out/v2/gen/root/0123456789abcdef/lib/__lib1__/liblib1.a", "root//lib:lib1"),
         ("./out/weird/name.o", "//lib:util"),
         ("lib/libutil.so.1.2", "//lib:util"),
+        # Bazel's `_solib_<cpu>/` symlinks, named as Bazel 4.2.3 named them here
+        ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest.so", "//:gtest"),
+        ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest_Umain.so", "//:gtest_main"),
+        ("bazel-out/k8-fastbuild/bin/_solib_k8/liba_Ub_Sc_Slibmy_Ulib.so", "//a_b/c:my_lib"),
+        (
+            "bazel-out/k8-fastbuild/bin/_solib_k8/_U_S_Sthird_Up_Cpre___Uthird_Up/libpre.so",
+            "//third_p:pre",
+        ),
+        (
+            "bazel-out/k8-opt/bin/_solib_k8/libexternal_Scom_Ugoogle_Uabsl_Sabsl_Sbase_Slibbase.so",
+            "@com_google_absl//absl/base:base",
+        ),
     ],
 )
 def test_artifact_owner(path: str, owner: str) -> None:
@@ -55,7 +72,14 @@ def test_artifact_owner(path: str, owner: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/usr/lib/x86_64-linux-gnu/libc.so.6", "crt1.o", "libfoo.a(bar.o)"]
+    "path",
+    [
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        "crt1.o",
+        "libfoo.a(bar.o)",
+        "bazel-out/k8-fastbuild/bin/_solib_k8/libx_Zy.so",
+        "bazel-out/k8-fastbuild/bin/_solib_k8/libnobody_Shere.so",
+    ],
 )
 def test_unowned_paths_have_no_owner(path: str) -> None:
     assert Ownership.of(graph()).artifact_owner(path) is None

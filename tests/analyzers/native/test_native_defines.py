@@ -11,6 +11,11 @@ README.md). `app_free -> plain` is the control: truly dead, and still removable.
 The inputs are real Bazel output (cquery jsonproto, query proto, gold maps, depfiles,
 objects); the truth is checked here by compiling each source as Bazel does, with and
 without the defines the cut takes away.
+
+The two `cc_test`s are linked as Bazel links tests, dynamically, against the libraries'
+`_solib_k8/` symlinks (`liblib_Slibplain.so` is `//lib:plain`'s): read as nobody's,
+`dyn_plain_test -> plain` was removable of high confidence although the test calls
+`plain_fn` (the cut does not link: `undefined reference to 'plain_fn'`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ from pathlib import Path
 
 import pytest
 
+from slim.app.session import Request, Session
+from slim.infra.config import Config
 from slim.ingest import load_graph
+from slim.model import ownership
 
 from ._cmake_project import report
 
@@ -32,12 +40,14 @@ BIN = "bazel-out/k8-fastbuild/bin"
 GRAPHS = ("cquery.jsonproto.json", "query.pb")
 
 
-def _verdicts(graph: str, app: str) -> dict[tuple[str, str], dict[str, object]]:
-    objects = sorted(str(p.relative_to(OUT)) for p in (OUT / BIN / "lib").rglob("*.o"))
+def _verdicts(
+    graph: str, app: str, select: str = "SLIM002"
+) -> dict[tuple[str, str], dict[str, object]]:
+    libs = [*(OUT / BIN / "lib").rglob("*.o"), *(OUT / BIN / "_solib_k8").glob("*.so")]
     args = [f"//app:{app}", "--graph", graph, "--linkmap", f"maps/{app}.map"]
     args += ["--compile", "bazel-out", "--binary", f"{BIN}/app/{app}"]
-    args += [a for o in objects for a in ("--binary", o)]
-    args += ["--workspace", str(SRC), "--select", "SLIM002"]
+    args += [a for o in sorted(libs) for a in ("--binary", str(o.relative_to(OUT)))]
+    args += ["--workspace", str(SRC), "--select", select]
     return {(str(f["target"]), str(f["dep"])): f for f in report(OUT, *args)}
 
 
@@ -110,3 +120,46 @@ def test_truth_the_cut_breaks_the_compile(
     cut = _compiles(source, tmp_path)
     assert cut.returncode != 0
     assert error in cut.stderr
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_a_test_linked_against_the_solib_symlink_uses_its_library(graph: str) -> None:
+    assert _verdicts(graph, "dyn_plain_test", "SLIM002,SLIM004") == {}
+    (found,) = _verdicts(graph, "dyn_test", "SLIM002").values()
+    assert (found["target"], found["dep"], found["verdict"]) == (
+        "//lib:wrap",
+        "//lib:cfg",
+        "usage-requirements",
+    )
+    (needed,) = _verdicts(graph, "dyn_test", "SLIM004").values()
+    assert (needed["target"], needed["dep"], needed["removable"]) == (
+        "//lib:wrap",
+        "//lib:cfg",
+        False,
+    )
+
+
+def test_a_shared_library_nobody_owns_blocks_every_removal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shared library of the build tree the link resolves symbols from, owned by no
+    target (here: the `_solib_k8/` rule switched off, as for a layout slim does not know),
+    is an input of unknown ownership: nothing of the root is proposed, and the message
+    names it."""
+    monkeypatch.setattr(ownership, "_solib_owner", lambda _path: None)
+    libs = [*(OUT / BIN / "lib").rglob("*.o"), *(OUT / BIN / "_solib_k8").glob("*.so")]
+    req = Request(
+        graphs=(OUT / "cquery.jsonproto.json",),
+        use_cache=False,
+        evidence={
+            "linkmap": (OUT / "maps" / "dyn_plain_test.map",),
+            "binary": (OUT / BIN / "app" / "dyn_plain_test", *sorted(libs)),
+            "compile": (OUT / "bazel-out",),
+        },
+        workspace=SRC,
+        select=("SLIM002",),
+    )
+    s = Session(req, config=Config())
+    (f,) = s.report(s.select_roots(["//app:dyn_plain_test"])).findings
+    assert (f.dep, f.removable) == ("//lib:plain", False)
+    assert "bazel-out/k8-fastbuild/bin/_solib_k8/liblib_Slibplain.so" in f.message
