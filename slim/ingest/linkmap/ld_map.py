@@ -447,21 +447,33 @@ class _GnuMapParser:
     def _symbols(
         self, data: bytes, s: NDArray[np.intp], e: NDArray[np.intp], plain: NDArray[np.bool_]
     ) -> tuple[list[bytes], list[bytes]]:
-        """(symbol, defining file) of each symbol line: column 50 splits a plain one."""
+        """(symbol, defining file) of each symbol line: column 50 splits a plain one.
+
+        A demangled C++ name holds spaces (`Matcher(char const*)`): one longer than the
+        column with a space just before column 50 looks like a padded short one, and its
+        "file" would hold the rest of the name. Such a file, with a space and not a file
+        of the map, is split again as a long symbol's line."""
         col = _CREF_COL
         starts, ends = s.tolist(), e.tolist()
         if plain.all():
             syms = [data[a : a + col].rstrip() for a in starts]
-            return syms, [data[a + col : b] for a, b in zip(starts, ends, strict=True)]
-        syms, defs = [], []
-        for a, b, p in zip(starts, ends, plain.tolist(), strict=True):
-            sym, definer = (
-                (data[a : a + col].rstrip(), data[a + col : b])
-                if p
-                else self._long_symbol(data[a:b])
-            )
-            syms.append(sym)
-            defs.append(definer)
+            defs = [data[a + col : b] for a, b in zip(starts, ends, strict=True)]
+        else:
+            syms, defs = [], []
+            for a, b, p in zip(starts, ends, plain.tolist(), strict=True):
+                sym, definer = (
+                    (data[a : a + col].rstrip(), data[a + col : b])
+                    if p
+                    else self._long_symbol(data[a:b])
+                )
+                syms.append(sym)
+                defs.append(definer)
+        spaced = [j for j, d in enumerate(defs) if b" " in d]
+        if spaced:
+            known = self._known_files()
+            for j in spaced:
+                if defs[j] not in known:
+                    syms[j], defs[j] = self._long_symbol(data[starts[j] : ends[j]])
         return syms, defs
 
     def _lookup(self, raw: list[bytes], lines: NDArray[np.intp] | list[int]) -> list[str]:
@@ -476,19 +488,24 @@ class _GnuMapParser:
 
     def _long_symbol(self, ln: bytes) -> tuple[bytes, bytes]:
         """A symbol of 50+ columns, one space, then the file: prefer a split naming a known file."""
-        if self._known is None:
-            self._known = set(self.files) | set(self._kept_rows.run_files())
-            self._known |= set(self._discard_rows.run_files())
+        known = self._known_files()
         pos = ln.find(b" ", _CREF_COL - 1)
         first = pos
         while pos >= 0:
-            if ln[pos + 1 :] in self._known:
-                return ln[:pos], ln[pos + 1 :]
+            if ln[pos + 1 :] in known:
+                return ln[:pos].rstrip(), ln[pos + 1 :]
             pos = ln.find(b" ", pos + 1)
         if first < 0:
             return ln.rstrip(), b""
         cut = ln.rfind(b" ")
-        return ln[:cut], ln[cut + 1 :]
+        return ln[:cut].rstrip(), ln[cut + 1 :]
+
+    def _known_files(self) -> set[bytes]:
+        """The files the map's sections name (what a cross-reference's file can be)."""
+        if self._known is None:
+            self._known = set(self.files) | set(self._kept_rows.run_files())
+            self._known |= set(self._discard_rows.run_files())
+        return self._known
 
     def result(self) -> LinkMap:
         self._build_sections(self._kept_rows, True)

@@ -118,3 +118,21 @@ def test_a_bfd_map_with_a_long_list_of_discards_is_still_bfd(tmp_path: Path) -> 
     )
     assert p.stat().st_size > 8192
     assert detect(p, "linkmap").name == "gnu-ld-map"
+
+
+def test_a_long_demangled_name_with_a_space_before_the_file_column() -> None:
+    """gold writes a symbol longer than its column, one space, then the file; a demangled
+    name with a space just before column 50 (`ToHost64(unsigned long)`) looked like a
+    padded short one, and its file held the rest of the name (abseil under Bazel)."""
+    (m,) = gold_map.load(SAMPLE.with_name("gold.bazel-abseil.map"))
+    obj = (
+        "bazel-out/k8-fastbuild/bin/absl/strings/_objs/cordz_update_scope_test/"
+        "cordz_update_scope_test.pic.o"
+    )
+    by = {x.symbol: x for x in m.xref}
+    assert by["absl::lts_20211102::big_endian::ToHost64(unsigned long)"].defined_in == obj
+    assert (
+        by["absl::lts_20211102::cord_internal::DivUp(unsigned long, unsigned long)"].defined_in
+        == obj
+    )
+    assert all(x.defined_in.startswith(("bazel-out/", "/")) for x in m.xref if x.defined_in)
