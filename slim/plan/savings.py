@@ -96,7 +96,7 @@ class Reach:
         while keys:
             batch: list[_Key] = []
             plain: list[tuple[int, ...]] = []
-            while keys and len(batch) + len(plain) + (keys[0][0] not in plain) <= 64:
+            while keys and len(batch) + 1 + len(plain) + (keys[0][0] not in plain) <= 64:
                 key = keys.pop(0)
                 batch.append(key)
                 if key[0] not in plain:
