@@ -25,7 +25,16 @@ from ._carried_flags import carried_verdict, flags_carried
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
-from ._link_view import ANALYZER, MapView, cut_takes, is_native, link_use, links, views_of
+from ._link_view import (
+    ANALYZER,
+    MapView,
+    cut_takes,
+    has_code,
+    is_native,
+    link_use,
+    links,
+    views_of,
+)
 from ._propagation import Propagation
 
 #: Dependants of one edge scanned for #include at most (depfiles have no such limit).
@@ -284,7 +293,7 @@ class _CompileUse:
         used: list[tuple[int, str, Evidence]] = []
         unknown: list[str] = []
         hows: set[str] = set()
-        users = [u for u in _users(ctx, a) if _compiles(ctx, u)]
+        users = [u for u in _users(ctx, a) if _compiles(ctx, u) and not _headers_only(ev, u)]
         scan_budget = MAX_SCANNED_USERS
         for u in users:
             known = cidx.by_target.get(u)
@@ -452,6 +461,17 @@ def _users(ctx: AnalysisContext, a: int) -> list[int]:
         return [a]
     up = ctx.graph.reverse_closure([a], CODE_KINDS).tolist()
     return sorted(set(up) | {a})
+
+
+def _headers_only(ev: EdgeEvidence, u: int) -> bool:
+    """A library of headers alone with no compile of its own recorded (Bazel compiles a
+    `cc_library` with only `hdrs` nowhere but in its dependants, whose depfiles list what
+    those headers include; with `parse_headers` it has its own, and they count). A target
+    whose sources the graph does not list is not one."""
+    if u == ev.ctx.root or u in ev.compile.by_target:
+        return False
+    t = ev.ctx.graph.target(u)
+    return bool(t.srcs) and not has_code(t)
 
 
 def _compiles(ctx: AnalysisContext, u: int) -> bool:

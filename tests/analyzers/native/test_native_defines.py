@@ -16,6 +16,9 @@ The two `cc_test`s are linked as Bazel links tests, dynamically, against the lib
 `_solib_k8/` symlinks (`liblib_Slibplain.so` is `//lib:plain`'s): read as nobody's,
 `dyn_plain_test -> plain` was removable of high confidence although the test calls
 `plain_fn` (the cut does not link: `undefined reference to 'plain_fn'`).
+
+`//lib:hdr` and `//lib:hdr2` are libraries of headers alone, which Bazel compiles only in
+their dependants: their dependants' depfiles say what the headers include.
 """
 
 from __future__ import annotations
@@ -41,13 +44,14 @@ GRAPHS = ("cquery.jsonproto.json", "query.pb")
 
 
 def _verdicts(
-    graph: str, app: str, select: str = "SLIM002"
+    graph: str, app: str, select: str = "SLIM002", *, scan: bool = True
 ) -> dict[tuple[str, str], dict[str, object]]:
     libs = [*(OUT / BIN / "lib").rglob("*.o"), *(OUT / BIN / "_solib_k8").glob("*.so")]
     args = [f"//app:{app}", "--graph", graph, "--linkmap", f"maps/{app}.map"]
     args += ["--compile", "bazel-out", "--binary", f"{BIN}/app/{app}"]
     args += [a for o in sorted(libs) for a in ("--binary", str(o.relative_to(OUT)))]
-    args += ["--workspace", str(SRC), "--select", select]
+    args += ["--workspace", str(SRC)] if scan else []
+    args += ["--select", select]
     return {(str(f["target"]), str(f["dep"])): f for f in report(OUT, *args)}
 
 
@@ -163,3 +167,26 @@ def test_a_shared_library_nobody_owns_blocks_every_removal(
     (f,) = s.report(s.select_roots(["//app:dyn_plain_test"])).findings
     assert (f.dep, f.removable) == ("//lib:plain", False)
     assert "bazel-out/k8-fastbuild/bin/_solib_k8/liblib_Slibplain.so" in f.message
+
+
+@pytest.mark.parametrize("scan", [True, False])
+def test_a_library_of_headers_is_judged_by_its_dependants_compiles(scan: bool) -> None:
+    """`hdr.h` includes util.h (the cut: `undeclared inclusion(s) in rule
+    '//app:app_hdr': 'lib/util.h'`); `hdr2.h` uses nothing of //lib:plain (the cut builds).
+    Without a workspace to scan, `hdr2 -> plain` waited for a compile of //lib:hdr2 that
+    Bazel never runs."""
+    (kept,) = _verdicts(GRAPHS[0], "app_hdr", scan=scan).values()
+    assert (kept["target"], kept["dep"], kept["verdict"], kept["confidence"]) == (
+        "//lib:hdr",
+        "//lib:util",
+        "header-only-use",
+        "high",
+    )
+    assert "app/hdr_main.c includes lib/util.h (depfile)" in str(kept["message"])
+    (dead,) = _verdicts(GRAPHS[0], "app_hdr2", scan=scan).values()
+    assert (dead["target"], dead["dep"], dead["verdict"], dead["removable"]) == (
+        "//lib:hdr2",
+        "//lib:plain",
+        "unreferenced",
+        True,
+    )

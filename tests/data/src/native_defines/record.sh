@@ -30,13 +30,13 @@ BZ cquery "$U" --noimplicit_deps --relative_locations --output=jsonproto 2>/dev/
 BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \
   2>/dev/null > "$OUT/query.pb"
 rm -rf "$OUT/maps" "$OUT/bazel-out" && mkdir -p "$OUT/maps"
-for app in app app_via app_sel app_free dyn_test dyn_plain_test; do
+for app in app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2; do
   BZ build "//app:$app" "--linkopt=-Wl,-Map=$OUT/maps/$app.map,--cref,--gc-sections" 2>/dev/null
 done
 BIN=$(BZ info bazel-bin 2>/dev/null)
 ( cd "$BIN/../../.." && find bazel-out/k8-fastbuild/bin \( -name '*.d' -o -name '*.a' -o -name '*.o' \) \
     -print | sort | while read -r f; do mkdir -p "$OUT/$(dirname "$f")"; cp "$f" "$OUT/$f"; done )
-for app in app app_via app_sel app_free dyn_test dyn_plain_test; do
+for app in app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2; do
   cp "$BIN/app/$app" "$OUT/bazel-out/k8-fastbuild/bin/app/$app"
 done
 mkdir -p "$OUT/bazel-out/k8-fastbuild/bin/_solib_k8"
