@@ -60,16 +60,11 @@ def carried_verdict(
         f"of {lib} (and of every target above it) {listed}, declared by {owners}{via}. "
         "Cutting the edge changes that compile."
     )
-    rows = [
-        Evidence(
-            _where(g, x),
-            f"{g.labels[x]} gives its dependants' compiles `{name}`: {', '.join(values[:5])}",
-            _line(g, x),
-            None,
-            ANALYZER,
-        )
-        for x, name, values in carried[:5]
-    ]
+    rows = []
+    for x, name, values in carried[:5]:
+        path, line = _declared_at(g, x)
+        what = f"{g.labels[x]} gives its dependants' compiles `{name}`: {', '.join(values[:5])}"
+        rows.append(Evidence(path, what, line, None, ANALYZER))
     return Verdict(
         "usage-requirements", msg, Confidence.HIGH, False, [*evidence, *rows], None, details
     )
@@ -79,11 +74,7 @@ def _shown(name: str, value: str) -> str:
     return f"-D{value}" if name == "defines" else value
 
 
-def _where(g: BuildGraph, x: int) -> str:
+def _declared_at(g: BuildGraph, x: int) -> tuple[str, int | None]:
+    """Where `x` is declared (its BUILD file and line), or just "graph"."""
     loc = g.target(x).location
-    return loc.path if loc is not None else "graph"
-
-
-def _line(g: BuildGraph, x: int) -> int | None:
-    loc = g.target(x).location
-    return loc.line if loc is not None else None
+    return (loc.path, loc.line) if loc is not None else ("graph", None)
