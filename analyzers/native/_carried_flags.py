@@ -7,14 +7,12 @@ No map or depfile shows such a use: the graph's attributes are the evidence.
 
 from __future__ import annotations
 
-import numpy as np
-
 from slim.model.findings import Confidence, Evidence
-from slim.model.graph import BUILD_KINDS, BuildGraph
+from slim.model.graph import BuildGraph
 
 from ._details import LinkDetails
 from ._link_verdict import Verdict
-from ._link_view import ANALYZER
+from ._link_view import ANALYZER, cut_loses
 
 #: Attributes whose values reach the compile of every dependant (Bazel, Buck2).
 CARRIED = (
@@ -28,10 +26,8 @@ CARRIED = (
 def flags_carried(g: BuildGraph, a: int, n: int) -> list[tuple[int, str, tuple[str, ...]]]:
     """(target, attribute, values) of each flag-carrying target that cutting `a -> n`
     takes out of `a`'s closure (`n` first, then by id)."""
-    kept = g.closure_without(a, [(a, n)], BUILD_KINDS)
-    lost = np.setdiff1d(g.closure([a], BUILD_KINDS), kept, assume_unique=True).tolist()
     out = []
-    for x in sorted(lost, key=lambda t: (t != n, t)):
+    for x in sorted(cut_loses(g, a, a, n), key=lambda t: (t != n, t)):
         attrs = g.target(x).attrs
         for name in CARRIED:
             values = attrs.get(name)

@@ -247,12 +247,17 @@ def is_member(path: str) -> bool:
     return path.endswith(")") and "(" in path
 
 
+def cut_loses(g: BuildGraph, c: int, a: int, n: int) -> list[int]:
+    """Targets that cutting `a -> n` takes out of `c`'s closure (`n` itself when nothing
+    else leads to it), ascending."""
+    kept = g.closure_without(c, [(a, n)], BUILD_KINDS)
+    return list(np.setdiff1d(g.closure([c], BUILD_KINDS), kept, assume_unique=True).tolist())
+
+
 def cut_takes(g: BuildGraph, c: int, a: int, n: int) -> list[int]:
     """Targets other than `n` that cutting `a -> n` takes out of `c`'s closure: they reach
     `c` only through `n` (googletest's tests get `gtest` only through `gtest_main`)."""
-    kept = g.closure_without(c, [(a, n)], BUILD_KINDS)
-    lost = np.setdiff1d(g.closure([c], BUILD_KINDS), kept, assume_unique=True)
-    return [x for x in lost.tolist() if x != n]
+    return [x for x in cut_loses(g, c, a, n) if x != n]
 
 
 def link_use(views: list[MapView], n: int) -> tuple[str, str, int | None] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,14 +94,23 @@ def gold_memory_map(head: bytes, path: Path) -> bool:
     m = _MEMMAP_LINE.search(b"\n" + head)
     if m is not None:
         return m.group(1) == GOLD_MEMMAP
-    with open_input(path) as f:
+    st = path.stat()
+    return _later_heading(str(path), st.st_size, st.st_mtime_ns) == GOLD_MEMMAP
+
+
+@lru_cache(maxsize=16)
+def _later_heading(path: str, size: int, mtime_ns: int) -> bytes | None:
+    """The first memory-map heading of the file, read a block at a time (asked by both the
+    bfd and the gold sniffer: read once per file version)."""
+    del size, mtime_ns  # the cache key: a file rewritten in place is read again
+    with open_input(Path(path)) as f:
         carry = b"\n"
         while block := f.read(_SCAN_BLOCK):
             m = _MEMMAP_LINE.search(carry + block)
             if m is not None:
-                return m.group(1) == GOLD_MEMMAP
+                return bytes(m.group(1))
             carry = (carry + block)[-64:]
-    return False
+    return None
 
 
 class _GnuMapParser:

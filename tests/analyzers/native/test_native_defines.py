@@ -190,3 +190,10 @@ def test_a_library_of_headers_is_judged_by_its_dependants_compiles(scan: bool) -
         "unreferenced",
         True,
     )
+
+
+def test_an_unflattened_select_of_defines_gives_every_branch() -> None:
+    """`--proto:flatten_selects=false` keeps the select() as a selector (real Bazel 4.2.3
+    output): every branch's values are read."""
+    g = load_graph([OUT / "query.noflatten.pb"])
+    assert g.target(g.ids["//lib:sel"]).attrs["defines"] == ("SEL_MODE=2", "SEL_MODE=1")

@@ -29,6 +29,8 @@ BZ cquery "$U" --noimplicit_deps --relative_locations --output=jsonproto 2>/dev/
   > "$OUT/cquery.jsonproto.json"
 BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \
   2>/dev/null > "$OUT/query.pb"
+BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \
+  --proto:flatten_selects=false 2>/dev/null > "$OUT/query.noflatten.pb"
 rm -rf "$OUT/maps" "$OUT/bazel-out" && mkdir -p "$OUT/maps"
 for app in app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2; do
   BZ build "//app:$app" "--linkopt=-Wl,-Map=$OUT/maps/$app.map,--cref,--gc-sections" 2>/dev/null
