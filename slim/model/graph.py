@@ -8,13 +8,14 @@ traversals are numpy breadth-first searches that touch only the edges they follo
 
 from __future__ import annotations
 
+import threading
 import weakref
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 
@@ -54,6 +55,7 @@ __all__ = [
 
 AttrValue = str | int | bool | tuple[str, ...]
 _V = TypeVar("_V")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -803,13 +805,16 @@ class GraphBuilder:
         mine = ids[before + given]
         unset = kinds[mine] == 0
         kinds[mine[unset]] = theirs[given[unset]]
-        for k, code in other._sent_kinds.items():
-            if code and not kinds[at(k)]:
-                kinds[at(k)] = codes[code]
+        late = other._sent_kinds
+        at_late = ids[np.fromiter(late.keys(), dtype=np.int64, count=len(late))]
+        if late:  # labels of earlier parts a later one describes: most rules, in one pass
+            late_codes = codes[np.fromiter(late.values(), dtype=np.int64, count=len(late))]
+            unset_late = (late_codes != 0) & (kinds[at_late] == 0)
+            kinds[at_late[unset_late]] = late_codes[unset_late]
         del kinds  # (the array cannot grow while viewed)
         if self.described is not None:  # what this export describes, worker parts included
             self.described.update(new[has_kind].tolist())
-            self.described.update(map(at, other._sent_kinds))
+            self.described.update(at_late.tolist())
         if other._loc_ids:
             locs = ids[np.frombuffer(other._loc_ids, dtype=np.int32)].astype(np.int32)
             self._loc_ids.frombytes(locs.tobytes())
@@ -939,28 +944,9 @@ class GraphBuilder:
         # half the size are 3-5x faster
         renumber = new_id.astype(np.int32)
         final = renumber[redirect]
-        # Pack (target, dep, kind) into one int64 key per edge, in place: with tens of
-        # millions of edges every temporary array is hundreds of megabytes.
-        from_id = final[src]
-        to_id = final[dst]
-        keep = (from_id >= 0) & (to_id >= 0) & (from_id != to_id)
-        keys = from_id[keep].astype(np.int64)
-        del from_id
-        keys <<= 32
-        keys |= to_id[keep]
-        del to_id
-        keys <<= 4
-        keys |= ek[keep]
-        del keep
-        # a timsort: edges come mostly in order of their targets (ids are given in file
-        # order), which it merges as runs, 2x faster than a quicksort here
-        keys.sort(kind="stable")
-        if len(keys):
-            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
-            keys = _drop_untyped_twins(keys)
-        e_src = (keys >> 36).astype(np.int32)
-        e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
-        e_kind = (keys & 0xF).astype(np.int8)
+        n_kept = int(node_keep.sum())
+        big = len(src) >= _THREAD_EDGES
+        edges = _Later(_built_edges, final, src, dst, ek, n_kept, parallel=big)
         data_files = self._data_files(src, dst, ek, is_file, final)
         from slim.model.columns import CodeColumn
 
@@ -984,23 +970,29 @@ class GraphBuilder:
             for (a, b), loc in self._edge_locations.items()
             if final[a] >= 0 and final[b] >= 0
         }
-        return BuildGraph(
+        locations = self._built_locations(renumber)
+        srcs = self._built_srcs(renumber)
+        e = edges.result()
+        graph = BuildGraph(
             labels=labels,
             kinds=kinds,
-            locations=self._built_locations(renumber),
-            srcs=self._built_srcs(renumber),
+            locations=locations,
+            srcs=srcs,
             tags=remap(self._tags),
             attrs=remap(self._attrs),
             configurations={k: tuple(sorted(v)) for k, v in remap(self._configurations).items()},
-            edge_src=e_src,
-            edge_dst=e_dst,
-            edge_kind=e_kind,
+            edge_src=e.src,
+            edge_dst=e.dst,
+            edge_kind=e.kind,
+            indptr=e.indptr,
             edge_locations=edge_locs,
             artifacts={p: t for p, t in artifacts.items() if t >= 0},
             formats=tuple(dict.fromkeys(self.formats)),
             notes=tuple(dict.fromkeys(self.notes)),
             data_files=data_files,
         )
+        graph.set_reverse(e.reverse_order, e.reverse_ptr)
+        return graph
 
     def _built_srcs(self, renumber: NDArray[np.int32]) -> Mapping[int, tuple[str, ...]]:
         """The kept targets' sources under their new ids, a target's calls joined in order
@@ -1065,6 +1057,89 @@ class GraphBuilder:
             if owner >= 0:
                 out.setdefault(owner, set()).add(self._labels[f])
         return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+#: Edges from which `build` sorts them on a thread of their own while it lays out the
+#: nodes' columns (numpy lets go of the GIL in the sort and the gathers).
+_THREAD_EDGES = 1 << 20
+
+
+class _Later(Generic[_R]):
+    """`fn(*args)`, computed on a thread when `parallel` (else at once); `result` waits
+    for it and raises what it raised."""
+
+    def __init__(self, fn: Callable[..., _R], *args: Any, parallel: bool) -> None:
+        self._value: _R | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if parallel:
+            self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
+            self._thread.start()
+        else:
+            self._run(fn, args)
+
+    def _run(self, fn: Callable[..., _R], args: tuple[Any, ...]) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - raised again by `result`
+            self._error = exc
+
+    def result(self) -> _R:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+
+class _BuiltEdges(NamedTuple):
+    src: NDArray[np.int32]
+    dst: NDArray[np.int32]
+    kind: NDArray[np.int8]
+    indptr: NDArray[np.int64]
+    reverse_order: NDArray[np.int64]
+    reverse_ptr: NDArray[np.int64]
+
+
+def _built_edges(
+    final: NDArray[np.int32],
+    src: NDArray[np.int32],
+    dst: NDArray[np.int32],
+    ek: NDArray[np.int8],
+    n: int,
+) -> _BuiltEdges:
+    """The edges under the final ids (`final`: -1 for a dropped node), sorted by (target,
+    dep, kind), repeats and untyped twins dropped, with their forward and reverse CSR over
+    `n` nodes (the reverse one is what every cache entry holds)."""
+    # Pack (target, dep, kind) into one int64 key per edge, in place: with tens of
+    # millions of edges every temporary array is hundreds of megabytes.
+    from_id = final[src]
+    to_id = final[dst]
+    keep = (from_id >= 0) & (to_id >= 0) & (from_id != to_id)
+    keys = from_id[keep].astype(np.int64)
+    del from_id
+    keys <<= 32
+    keys |= to_id[keep]
+    del to_id
+    keys <<= 4
+    keys |= ek[keep]
+    del keep
+    # a timsort: edges come mostly in order of their targets (ids are given in file
+    # order), which it merges as runs, 2x faster than a quicksort here
+    keys.sort(kind="stable")
+    if len(keys):
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+        keys = _drop_untyped_twins(keys)
+    e_src = (keys >> 36).astype(np.int32)
+    e_dst = ((keys >> 4) & ((1 << 32) - 1)).astype(np.int32)
+    e_kind = (keys & 0xF).astype(np.int8)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    rptr = np.zeros(n + 1, dtype=np.int64)
+    if len(e_src):
+        np.cumsum(np.bincount(e_src, minlength=n), out=indptr[1:])
+        np.cumsum(np.bincount(e_dst, minlength=n), out=rptr[1:])
+    return _BuiltEdges(e_src, e_dst, e_kind, indptr, stable_argsort(e_dst), rptr)
 
 
 class PartialGraphError(RuntimeError):

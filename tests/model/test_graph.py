@@ -483,3 +483,73 @@ def test_a_part_refuses_to_intern_and_an_empty_group_flushes() -> None:
     part.add_label_edges(0, ["//b:b"], EdgeKind.DEPS, "//a")
     with pytest.raises(RuntimeError, match="no label index"):
         part.flush()
+
+
+_KINDS = list(EdgeKind)
+
+
+def _random_builder(edges: list[tuple[int, int, int]], files: list[int]) -> GraphBuilder:
+    b = GraphBuilder()
+    for i in range(12):
+        if i in files:
+            b.add_file(f"//f:{i}")
+        else:
+            b.add_target(f"//n:{i}", "cc_library" if i % 3 else "")
+    for x, y, k in edges:
+        b.add_edge(x, y, _KINDS[k % len(_KINDS)])
+    return b
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.integers(0, 20)), max_size=80),
+    st.lists(st.integers(0, 11), max_size=4),
+)
+def test_edges_sorted_on_a_thread_are_the_edges_sorted_inline(
+    edges: list[tuple[int, int, int]], files: list[int]
+) -> None:
+    """`build` sorts a large graph's edges on a thread of their own, the reverse CSR with
+    them: the same graph as sorting them inline, and the reverse CSR it would compute."""
+    import slim.model.graph as graph_module
+
+    saved = graph_module._THREAD_EDGES
+    try:
+        graph_module._THREAD_EDGES = 0
+        threaded = _random_builder(edges, files).build()
+        graph_module._THREAD_EDGES = 1 << 62
+        inline = _random_builder(edges, files).build()
+    finally:
+        graph_module._THREAD_EDGES = saved
+    assert threaded.labels == inline.labels
+    for name in ("edge_src", "edge_dst", "edge_kind", "indptr"):
+        assert getattr(threaded, name).tolist() == getattr(inline, name).tolist()
+    lazily = BuildGraph(
+        labels=inline.labels,
+        kinds=inline.kinds,
+        locations={},
+        srcs={},
+        tags={},
+        attrs={},
+        configurations={},
+        edge_src=inline.edge_src,
+        edge_dst=inline.edge_dst,
+        edge_kind=inline.edge_kind,
+        edge_locations={},
+        artifacts={},
+    )
+    for got, want in zip(threaded.reverse_csr(), lazily.reverse_csr(), strict=True):
+        assert got.tolist() == want.tolist()
+
+
+def test_an_error_sorting_edges_on_the_thread_is_raised_by_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import slim.model.graph as graph_module
+
+    def fails(*args: object) -> object:
+        raise MemoryError("no room for the keys")
+
+    monkeypatch.setattr(graph_module, "_THREAD_EDGES", 0)
+    monkeypatch.setattr(graph_module, "_built_edges", fails)
+    with pytest.raises(MemoryError, match="no room"):
+        _random_builder([(0, 1, 0)], []).build()

@@ -380,6 +380,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 _IMPLICIT, _SRCS = EdgeKind.IMPLICIT, EdgeKind.SRCS
 _GATE = operator.attrgetter("gate")
 _SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
+_ANY_LIST = -1  # a learned shape of `_ANY` (see `_LEARNED_FIELDS`)
 _NAME_CODES: dict[str, int] = {}
 
 
@@ -497,20 +498,32 @@ _FIELDS_BY_CODE = {
     _LISTED: tuple(f for f in _VALUE_FIELDS if f[0] in ("type", "string_list_value")),
 }
 #: the learned types' fields: a kept boolean's `boolean_value` is true or false, or left
-#: out (a `null` one is not: such a line goes to the plain decoder)
+#: out (a `null` one is not: such a line goes to the plain decoder); a name of `_ANY`
+#: seen with a list value or none (a label list: most of a rule's attributes, most
+#: without a value) is learned as `_ANY_LIST`: its list is read, and any other value is
+#: refused (only JSON null fits `None`), so that a line giving one goes to the plain
+#: decoder, which teaches the name's whole shape (`_ANY`)
 _LEARNED_FIELDS = {
     **_FIELDS_BY_CODE,
     _FLAG: tuple(
         (n, bool, _NOT_GIVEN) if n == "boolean_value" else (n, t, d) for n, t, d in _VALUE_FIELDS
     ),
+    _ANY_LIST: tuple(
+        (n, t, d) if n in ("type", "string_list_value") else (n, None, None)
+        for n, t, d in _VALUE_FIELDS
+    ),
 }
+#: the value fields an attribute learned as `_ANY_LIST` has none of
+_NOT_LISTS = tuple(n for n, t, _ in _LEARNED_FIELDS[_ANY_LIST] if t is None)
 #: A learned type's `gate`, read in C by `filter` in `_streamed_rule`: false when an
 #: attribute surely adds nothing to its rule (a name none reads, a kept list without a
-#: value, a kept boolean false), as `Attribute.gate` says of a plain one.
+#: value, a kept boolean false, a label list without a value), as `Attribute.gate` says
+#: of a plain one.
 _GATES: dict[int, object] = {
     _SKIP: False,
     _LISTED: property(operator.attrgetter("string_list_value")),
     _FLAG: property(operator.attrgetter("boolean_value")),
+    _ANY_LIST: property(operator.attrgetter("string_list_value")),
     _ANY: True,
 }
 _AT_ATTRIBUTE = re.compile(r"at `\$\.rule\.attribute\[\d+\]\.")
@@ -551,6 +564,8 @@ class _ByName:
 
     def __init__(self) -> None:
         self._types: dict[str, type] = {}
+        self._shapes: dict[str, int] = {}
+        """Each learned name's shape: its code, or `_ANY_LIST`."""
         self._decode: Callable[[bytes | memoryview], Target] | None = None
         self._misses = 0
         self._stale = False
@@ -579,25 +594,32 @@ class _ByName:
                 raise
             t = lenient(raw, exc)
         if t.rule is not None:
-            self._learn([a.name for a in t.rule.attribute])
+            self._learn(t.rule.attribute)
         return t
 
-    def _learn(self, names: list[str]) -> None:
-        types = self._types
-        for name in names:
-            if name not in types and len(types) < self.MAX_NAMES:
-                code = _code(name)
-                fields = _LEARNED_FIELDS.get(code, _VALUE_FIELDS)
-                cls = msgspec.defstruct(
+    def _learn(self, attributes: Sequence[Any]) -> None:
+        """Learn the names of a line's attributes (plain or raw ones), and the whole shape
+        of a name learned as a list one that has another value here."""
+        types, shapes = self._types, self._shapes
+        for a in attributes:
+            name = a.name
+            shape = _code(name)
+            if shape == _ANY and all(getattr(a, f) is None for f in _NOT_LISTS):
+                shape = _ANY_LIST
+            known = shapes.get(name)
+            if known is None and len(types) >= self.MAX_NAMES:
+                continue
+            if known is None or (known == _ANY_LIST and shape == _ANY):
+                shapes[name] = shape
+                types[name] = msgspec.defstruct(
                     "NamedAttribute",
-                    fields,
+                    _LEARNED_FIELDS.get(shape, _VALUE_FIELDS),
                     tag_field="name",
                     tag=name,
                     rename="camel",
                     gc=False,
-                    namespace={"name": name, "code": code, "gate": _GATES[code]},
+                    namespace={"name": name, "code": _code(name), "gate": _GATES[shape]},
                 )
-                types[name] = cls
                 self._stale = True
         self._misses += 1
         if self._stale and self._misses >= 2 * len(types):

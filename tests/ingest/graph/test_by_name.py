@@ -38,7 +38,7 @@ def _primed(lines: list[bytes]) -> bj._ByName:
     for line in lines:
         rule = bj._RAW_TARGET.decode(line).rule
         if rule is not None:
-            d._learn([a.name for a in rule.attribute])
+            d._learn(rule.attribute)
     if d._types:
         d._decode = d._decoder()
     return d
@@ -177,3 +177,29 @@ def test_lines_that_each_bring_a_name_and_a_bad_unread_value_cost_few_rebuilds(
         assert t.rule.attribute[0].name == f"attr_{k}"
     assert len(d._types) == 2000
     assert len(built) <= 12  # rebuilt as misses add up, never once a line
+
+
+def test_a_label_list_learned_without_other_values_reads_them_once_a_line_has_them() -> None:
+    """`deps` first seen as a plain label list is learned as one (a value-less one never
+    reaches `_streamed_rule`); a later `deps` given by a select() is not dropped: its line
+    goes to the plain decoder, the name is learned whole, and the types rebuilt."""
+    listed = _line(1, [{"name": "deps", "type": "LABEL_LIST"},
+                       {"name": "srcs", "type": "LABEL_LIST", "stringListValue": ["//p:a.cc"]}],
+                   [])  # fmt: skip
+    selected = _line(2, [{"name": "deps", "type": "LABEL_LIST", "selectorList": {
+        "type": "LABEL_LIST",
+        "elements": [{"entries": [{"label": "//conditions:default",
+                                   "stringListValue": ["//q:lib"]}]}]}}],
+        ["//q:lib"])  # fmt: skip
+    d = _primed([listed])
+    first = d.decode(listed).rule
+    assert first is not None
+    assert type(first).__name__ == "NamedRule"
+    assert [a.name for a in filter(bj._GATE, first.attribute)] == ["srcs"]
+    got = [d.decode(selected).rule for _ in range(2 * len(d._types) + 1)]
+    assert d._shapes["deps"] == bj._ANY
+    assert type(d.decode(selected).rule).__name__ == "NamedRule"
+    assert _graph([first, got[-1]]) == _graph(
+        [bj._TARGET.decode(x).rule for x in (listed, selected)]
+    )
+    assert "//q:lib" in str(_graph(got[-1:]))
