@@ -14,7 +14,8 @@ from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
+from itertools import compress, count, islice, repeat
+from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
@@ -211,6 +212,21 @@ def all_canonical(labels: list[str]) -> bool:
     )
 
 
+_SPLIT_LOCATION = methodcaller("rsplit", ":", 2)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+def _all_line_column(parts: list[list[str]]) -> bool:
+    """Whether every split location is `path:line:column` (`split_location`'s first
+    case: both numbers decimal), checked in a few passes in C."""
+    if not parts or min(map(len, parts)) != 3:
+        return False
+    lines, columns = list(map(_SECOND, parts)), list(map(_THIRD, parts))
+    return (
+        all(lines) and all(columns) and "".join(lines).isdecimal() and "".join(columns).isdecimal()
+    )
+
+
 def _new_index(items: Iterable[tuple[str, int]] | Mapping[str, int]) -> defaultdict[str, int]:
     """A label index: a `defaultdict` whose factory is set only while `flush` looks up."""
     return defaultdict(None, items)
@@ -255,6 +271,9 @@ class GraphBuilder:
     _paths: list[str] = field(default_factory=list)
     _path_ids: dict[str, int] = field(default_factory=dict)
     _loc_other: dict[int, Location] = field(default_factory=dict)
+    _pending_loc_ids: list[int] = field(default_factory=list)
+    _pending_loc_texts: list[str] = field(default_factory=list)
+    """Locations given as text (`set_location_text`), split at the next `flush` in bulk."""
     _srcs_ids: array[int] = field(default_factory=lambda: array("i"))
     _srcs_text: list[str | tuple[str, ...]] = field(default_factory=list)
     """Each `add_target` call's sources, in call order: one NUL-joined string per call (a
@@ -368,6 +387,8 @@ class GraphBuilder:
     def set_location(self, target: int, location: Location) -> None:
         """Where `target` is declared (a later call wins). Kept as columns: a path table
         and a line per call, not a `Location` object per target."""
+        if self._pending_loc_texts:
+            self._flush_locations()
         line = location.line
         if location.offset is None and (line is None or 0 <= line < 2**31):
             self._located(target, location.path, -1 if line is None else line)
@@ -376,14 +397,45 @@ class GraphBuilder:
             self._located(target, "", -2)
 
     def set_location_text(self, target: int, text: str) -> None:
-        """`set_location(target, Location.parse(text))` without the object."""
-        path, line = split_location(text)
-        if line is None:
-            self._located(target, path, -1)
-        elif line < 2**31:
-            self._located(target, path, line)
-        else:
-            self.set_location(target, Location(path, line))
+        """`set_location(target, Location.parse(text))` without the object, at the next
+        `flush` (a million rules' locations are split there in a few passes in C)."""
+        self._pending_loc_ids.append(target)
+        self._pending_loc_texts.append(text)
+
+    def _flush_locations(self) -> None:
+        """Record the locations given as text since the last flush, in order. The common
+        `path:line:column` of every one is split in bulk; a batch with any other (no
+        column, no line, a line past 32 bits) is split one by one."""
+        texts, ids = self._pending_loc_texts, self._pending_loc_ids
+        self._pending_loc_texts, self._pending_loc_ids = [], []
+        parts = list(map(_SPLIT_LOCATION, texts))
+        lines = list(map(_SECOND, parts)) if _all_line_column(parts) else None
+        numbers = list(map(int, lines)) if lines is not None else []
+        if lines is None or max(numbers, default=0) >= 2**31:
+            for target, text in zip(ids, texts, strict=True):
+                path, line = split_location(text)
+                if line is None:
+                    self._located(target, path, -1)
+                elif line < 2**31:
+                    self._located(target, path, line)
+                else:
+                    self._loc_other[target] = Location(path, line)
+                    self._located(target, "", -2)
+            return
+        path_ids = self._path_ids
+        if not isinstance(path_ids, defaultdict):
+            self._path_ids = path_ids = _new_index(path_ids)
+        known = len(path_ids)
+        path_ids.default_factory = count(len(self._paths)).__next__
+        try:
+            pids = np.fromiter(map(path_ids.__getitem__, map(_FIRST, parts)), np.int32, len(parts))
+        finally:
+            path_ids.default_factory = None
+        if len(path_ids) > known:  # the new paths, last in the index
+            self._paths.extend(reversed(list(islice(reversed(path_ids), len(path_ids) - known))))
+        self._loc_ids.frombytes(np.array(ids, dtype=np.int32).tobytes())
+        self._loc_paths.frombytes(pids.tobytes())
+        self._loc_lines.frombytes(np.array(numbers, dtype=np.int32).tobytes())
 
     def _located(self, target: int, path: str, line: int) -> None:
         self._loc_ids.append(target)
@@ -587,7 +639,8 @@ class GraphBuilder:
         if attrs:
             self._attrs.setdefault(i, {}).update(attrs)
         if location:
-            self.set_location_text(i, location)
+            self._pending_loc_ids.append(i)
+            self._pending_loc_texts.append(location)
         pending, targets = self._pending_labels, self._pending_src
         counts, kinds, packages = self._pending_counts, self._pending_kinds, self._pending_packages
         for labels, edge_kind in groups:  # `_queue` inline
@@ -675,7 +728,9 @@ class GraphBuilder:
         self._pending_packages.append(package)
 
     def flush(self) -> None:
-        """Intern queued labels and append their edges."""
+        """Intern queued labels and append their edges; record queued locations."""
+        if self._pending_loc_texts:
+            self._flush_locations()
         if not self._pending_src:
             return
         labels, packages = self._pending_labels, self._pending_packages

@@ -553,3 +553,48 @@ def test_an_error_sorting_edges_on_the_thread_is_raised_by_build(
     monkeypatch.setattr(graph_module, "_built_edges", fails)
     with pytest.raises(MemoryError, match="no room"):
         _random_builder([(0, 1, 0)], []).build()
+
+
+_LOCATION_TEXT = st.one_of(
+    st.builds(
+        "{}:{}:{}".format,
+        st.sampled_from(["p/BUILD", "q/BUILD.bazel", "C:/w/BUILD", "a:b", ""]),
+        st.integers(0, 2**33),
+        st.integers(0, 99),
+    ),
+    st.sampled_from(["p/BUILD", "p/BUILD:7", "x:7:", "a:1:2:3", "a:b:7", "r/BUILD:٣:1", ":"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.one_of(_LOCATION_TEXT, st.integers(0, 40))),
+        max_size=40,
+    ),
+    st.integers(1, 6),
+)
+def test_locations_split_in_bulk_are_those_split_one_by_one(
+    calls: list[tuple[int, str | int]], flush_every: int
+) -> None:
+    """Locations given as text are split at the next flush, in bulk when every one is
+    `path:line:column`: the same locations, the last one given still winning, as when each
+    is split at once; a `Location` given between them keeps its place in the order."""
+    from slim.model.edges import split_location
+
+    bulk, one = GraphBuilder(), GraphBuilder()
+    for b in (bulk, one):
+        for k in range(5):
+            b.add_target(f"//t:{k}", "cc_library")
+    for n, (target, what) in enumerate(calls):
+        if isinstance(what, int):
+            loc = Location(f"g/BUILD{what % 3}", what)
+            bulk.set_location(target, loc)
+            one.set_location(target, loc)
+            continue
+        bulk.set_location_text(target, what)
+        path, line = split_location(what)
+        one.set_location(target, Location(path, line))
+        if n % flush_every == 0:
+            bulk.flush()
+    assert dict(bulk.build().locations) == dict(one.build().locations)
