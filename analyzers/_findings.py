@@ -51,6 +51,7 @@ def on_edge(
     action: Action | None = None,
     saving: Saving | None = None,
     details: Details | None = None,
+    kept_because: str = "",
 ) -> Finding:
     """A finding about the edge `a -> b` (declared in `attribute`) in the closure of `root`."""
     a, b = edge
@@ -70,4 +71,5 @@ def on_edge(
         action=action,
         saving=saving,
         details=details,
+        kept_because=kept_because,
     )

@@ -116,13 +116,21 @@ def _edge_message(
             f". {dep} is also linked directly by {', '.join(d.also_reached_from)} (a "
             "propagated PUBLIC link goes away with the cut; a declared one must be cut too)"
         )
-    if gpu_users:
-        message += (
-            f". Not removable: the edge is shared, and {', '.join(gpu_users)} "
-            f"{'is' if len(gpu_users) == 1 else 'are'} not CPU-only and may need the "
-            f"kernels; give {ctx.root_label} its own CPU build of {src} instead"
-        )
+    kept = _kept_because(ctx, src, gpu_users)
+    if kept:
+        message += f". Not removable: {kept}"
     return message
+
+
+def _kept_because(ctx: AnalysisContext, src: str, gpu_users: list[str]) -> str:
+    """Why the cut is not proposed: other binaries sharing the edge may need the kernels."""
+    if not gpu_users:
+        return ""
+    return (
+        f"the edge is shared, and {', '.join(gpu_users)} "
+        f"{'is' if len(gpu_users) == 1 else 'are'} not CPU-only and may need the "
+        f"kernels; give {ctx.root_label} its own CPU build of {src} instead"
+    )
 
 
 @dataclass
@@ -324,6 +332,7 @@ def _edge_finding(
         action=Replace(src, dep, g.labels[w], attr) if w is not None else Remove(src, dep, attr),
         saving=Saving(bytes=details.bytes, bytes_basis="fatbin bytes"),
         details=details,
+        kept_because=_kept_because(ctx, src, gpu_users),
     )
 
 

@@ -137,10 +137,11 @@ class EdgeEvidence:
         self, dep: str, unknown: list[str], link: Verdict, details: LinkDetails
     ) -> Verdict:
         missing = f"compile-time evidence for {', '.join(unknown[:5])}"
-        msg = (
-            f"{link.message} Not removable: whether the compile of "
-            f"{', '.join(unknown[:5])} includes {dep}'s headers is unknown ({COMPILE_HINT})."
+        kept = (
+            f"whether the compile of {', '.join(unknown[:5])} includes {dep}'s headers is "
+            f"unknown ({COMPILE_HINT})"
         )
+        msg = f"{link.message} Not removable: {kept}."
         stray = self.compile.unowned
         if stray:
             msg += (
@@ -164,6 +165,7 @@ class EdgeEvidence:
             dataclasses.replace(
                 details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
             ),
+            kept,
         )
 
     def _public_edge(self, a: int, n: int) -> str | None:

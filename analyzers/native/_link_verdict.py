@@ -55,6 +55,8 @@ class Verdict:
     evidence: list[Evidence]
     saving: Saving | None
     details: LinkDetails
+    kept_because: str = ""
+    """See `Finding.kept_because`."""
 
 
 @dataclass

@@ -168,4 +168,5 @@ def findings(
                 evidence=tuple(verdict.evidence),
                 saving=verdict.saving,
                 details=verdict.details,
+                kept_because=verdict.kept_because,
             )

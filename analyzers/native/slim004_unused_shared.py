@@ -165,6 +165,7 @@ def _unused(
             if removable
             else None,
             details=SharedLibDetails(needed, lib.size),
+            kept_because=verdict.kept_because,
         )
 
 

@@ -218,6 +218,9 @@ class Finding:
     suppression: Suppression | None = None
     review: str = ""
     """For `slim review`: `new` (the change introduced it) or `changed: …`."""
+    kept_because: str = ""
+    """Why an edge that looks dead is not removable and what evidence would decide it
+    (the message says it too; a terse report shows it beside the message's first line)."""
 
     @property
     def sort_key(self) -> tuple[str, str, str, str, str]:

@@ -140,6 +140,7 @@ def finding_to_dict(f: Finding) -> dict[str, JSON]:
             "in_source": f.suppression.in_source,
         },
         "review": f.review,
+        "kept_because": f.kept_because,
     }
 
 

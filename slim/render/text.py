@@ -47,12 +47,11 @@ def _first_sentence(text: str, limit: int = 160) -> str:
 
 
 def _short(f: Finding) -> list[str]:
-    """A kept finding at the default verbosity: its first sentence, and the one that says
-    why it is not removable and what evidence would decide it, when another does."""
+    """A kept finding at the default verbosity: its first sentence, and why it is not
+    removable and what evidence would decide it, when the analyzer says."""
     lines = [_first_sentence(f.message)]
-    _, sep, why = f.message.partition(" Not removable: ")
-    if sep:
-        lines.append(_first_sentence("Not removable: " + why, 240))
+    if f.kept_because:
+        lines.append(_first_sentence(f"Not removable: {f.kept_because}.", 240))
     return lines
 
 

@@ -432,8 +432,9 @@ def test_text_puts_removable_first_groups_kept_and_ends_with_the_summary() -> No
 
 
 def test_text_says_why_a_kept_finding_is_not_removable() -> None:
-    """A kept finding's first sentence says what the link shows; the sentence that says
-    why it stays and which evidence would decide it is shown too, not only with -v."""
+    """A kept finding's first sentence says what the link shows; why it stays and which
+    evidence would decide it (the analyzer's `kept_because`, not read back from the
+    message) is shown too, not only with -v."""
     from slim.render.text import TextOptions, render_text
 
     base = canonical_report()
@@ -451,10 +452,12 @@ def test_text_says_why_a_kept_finding_is_not_removable() -> None:
         Confidence.MEDIUM,
         False,
         root=ROOT,
+        kept_because=why.removeprefix("Not removable: "),
     )
     plain = Finding(
-        "SLIM002", "x", "//app:a", "//lib:c", "kept", "One. Two.", Confidence.LOW, False, root=ROOT
-    )
+        "SLIM002", "x", "//app:a", "//lib:c", "kept", "One. Not removable: two.",
+        Confidence.LOW, False, root=ROOT,
+    )  # fmt: skip
     rep = Report.create(
         roots=list(base.roots),
         inputs=[],

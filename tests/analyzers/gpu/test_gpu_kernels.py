@@ -167,6 +167,7 @@ def test_a_library_edge_another_gpu_binary_shares_is_not_removable() -> None:
     (f,) = [f for f in _run(_graph(gpu_sibling="//gpu:server"), _facts(APP, LIBKERN)) if f.dep]
     assert not f.removable
     assert "//gpu:server is not CPU-only and may need the kernels" in f.message
+    assert f.kept_because.startswith("the edge is shared, and //gpu:server is not CPU-only")
     g = _graph(gpu_sibling="//gpu:server")
     root = g.lookup("//app:app")
     assert root is not None

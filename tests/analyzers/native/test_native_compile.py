@@ -166,6 +166,8 @@ def test_without_compile_evidence_nothing_is_removable(project: Build) -> None:
     assert "ninja -C build -t deps" in dead.message
     assert "-MD" in dead.message
     assert any("compile-time evidence" in m for m in dead.details.missing_evidence)  # type: ignore[union-attr]
+    assert dead.kept_because.startswith("whether the compile of //apps:app1 includes //dead:dead")
+    assert f"Not removable: {dead.kept_because}." in dead.message
 
 
 def test_depfiles_and_static_scan_give_the_same_verdicts(project: Build) -> None:
