@@ -122,8 +122,6 @@ _KEPT_BY_TAKE = frozenset(
         "_by_hash",
     }
 )
-#: The edge kind of a queued source file (`add_source_file`): not an edge.
-_FILE = -1
 #: Queued labels that make the builder intern them (`flush`).
 _FLUSH_AT = 1 << 16
 #: From how many labels a merge looks them up by one join of sorted hashes rather than a
@@ -295,12 +293,12 @@ class GraphBuilder:
     _pending_counts: array[int] = field(default_factory=lambda: array("i"))
     """how many labels it has,"""
     _pending_kinds: array[int] = field(default_factory=lambda: array("b"))
-    """its edge kind (`_FILE`: the label is a file),"""
+    """its edge kind,"""
     _pending_packages: list[str] = field(default_factory=list)
     """and the package its relative labels are in."""
     _edge_locations: dict[tuple[int, int], Location] = field(default_factory=dict)
-    _queued_files: bool = False
-    """Whether the queue holds files (`add_source_file`)."""
+    _pending_files: list[int] = field(default_factory=list)
+    """Where in `_pending_labels` a queued file is (`add_source_file`: not in a group)."""
     _files: array[int] = field(default_factory=lambda: array("i"))
     """Ids added as files, repeats allowed (a set of a million ints is 40 MB)."""
     _generated_by: dict[int, int] = field(default_factory=dict)
@@ -675,16 +673,14 @@ class GraphBuilder:
         return i
 
     def add_source_file(self, label: str) -> None:
-        """`add_file(label)` queued with the edge labels: a source file's line follows the
-        rule naming it in a streamed export, so its label is interned next to that
-        mention, while the index entry is still in the cache."""
-        self._pending_labels.append(label)
-        self._pending_src.append(-1)  # `_queue` inline
-        self._pending_counts.append(1)
-        self._pending_kinds.append(_FILE)
-        self._pending_packages.append("")
-        self._queued_files = True
-        if len(self._pending_labels) >= _FLUSH_AT:
+        """`add_file(label)` queued with the edge labels (a label as printed, normalized
+        there as theirs are): a source file's line follows the rule naming it in a
+        streamed export, so its label is interned next to that mention, while the index
+        entry is still in the cache."""
+        pending = self._pending_labels
+        self._pending_files.append(len(pending))
+        pending.append(label)
+        if len(pending) >= _FLUSH_AT:
             self.flush()
 
     def add_configuration(self, target: int, configuration: str) -> None:
@@ -731,23 +727,25 @@ class GraphBuilder:
         """Intern queued labels and append their edges; record queued locations."""
         if self._pending_loc_texts:
             self._flush_locations()
-        if not self._pending_src:
+        if not self._pending_src and not self._pending_files:
             return
         labels, packages = self._pending_labels, self._pending_packages
         targets, counts_a, kinds_a = self._pending_src, self._pending_counts, self._pending_kinds
-        self._pending_labels, self._pending_packages = [], []
+        files = self._pending_files
+        self._pending_labels, self._pending_packages, self._pending_files = [], [], []
         self._pending_src, self._pending_counts = array("i"), array("i")
         self._pending_kinds = array("b")
         counts = np.frombuffer(counts_a, dtype=np.int32).astype(np.int64)
-        out = self._interned(labels, counts, packages)
+        is_file = None
+        if files:
+            is_file = np.zeros(len(labels), dtype=bool)
+            is_file[files] = True
+        out = self._interned(labels, counts, packages, is_file)
         src = np.repeat(np.frombuffer(targets, dtype=np.int32), counts)
         kinds = np.repeat(np.frombuffer(kinds_a, dtype=np.int8), counts)
-        if self._queued_files:
-            self._queued_files = False
-            is_file = kinds == _FILE
+        if is_file is not None:
             self._files.frombytes(out[is_file].astype(np.int32).tobytes())
-            edge = ~is_file
-            src, kinds, out = src[edge], kinds[edge], out[edge]
+            out = out[~is_file]
         self._src.frombytes(src.tobytes())
         self._dst.frombytes(out.astype(np.int32).tobytes())
         self._ekind.frombytes(kinds.tobytes())
@@ -755,9 +753,15 @@ class GraphBuilder:
             self._by_hash.extend(self._labels)
 
     def _interned(
-        self, labels: list[str], counts: NDArray[np.int64], packages: Sequence[str]
+        self,
+        labels: list[str],
+        counts: NDArray[np.int64],
+        packages: Sequence[str],
+        is_file: NDArray[np.bool_] | None = None,
     ) -> NDArray[np.int64]:
-        """The ids of queued labels, new ones added in order of first mention.
+        """The ids of queued labels, new ones added in order of first mention: the groups'
+        labels (`counts` of them each, relative ones in the group's package) and, where
+        `is_file` says, files (absolute).
 
         The index is probed once per label, in C: while the batch is looked up, it is a
         `defaultdict` whose factory gives a new label the next id. New labels that are
@@ -788,9 +792,15 @@ class GraphBuilder:
             return out
         for label in new:
             del ids[label]
-        owner = np.repeat(np.arange(len(counts)), counts)[at].tolist()
+        group = np.repeat(np.arange(len(counts)), counts)
+        if is_file is None:
+            owner = group[at].tolist()
+        else:  # a file is in no group: -1 (no package)
+            of = np.full(len(labels), -1, dtype=np.int64)
+            of[~is_file] = group
+            owner = of[at].tolist()
         out[at] = [
-            self.intern_raw([labels[k]], packages[o])[0]
+            self.intern_raw([labels[k]], packages[o] if o >= 0 else "")[0]
             for k, o in zip(at.tolist(), owner, strict=True)
         ]
         return out

@@ -414,15 +414,19 @@ _SPELLINGS = ["//a:b", "@//a:b", "@@//a:b", "//a", ":x", "//p:x", "//c:d", "@r//
 @settings(max_examples=80, deadline=None)
 @given(
     known=st.lists(st.sampled_from(_SPELLINGS[::2]), max_size=4),
-    ops=st.lists(st.tuples(st.booleans(), st.sampled_from(_SPELLINGS)), max_size=30),
+    ops=st.lists(
+        st.tuples(st.booleans(), st.sampled_from(_SPELLINGS), st.sampled_from(["//p", "//q"])),
+        max_size=30,
+    ),
 )
 def test_queued_labels_get_the_ids_interning_one_by_one_gives(
-    known: list[str], ops: list[tuple[bool, str]]
+    known: list[str], ops: list[tuple[bool, str, str]]
 ) -> None:
-    """Edge labels in any spelling and source files, queued and interned at the flush
+    """Edge labels and source files in any spelling, queued and interned at the flush
     (one probe each, new labels numbered in order of first mention, the batch redone
-    one by one when a new label is not canonical), give the labels, ids, edges and files
-    that interning each at once gives."""
+    one by one when a new label is not canonical: a relative edge label in its group's
+    package, a file in none), give the labels, ids, edges and files that interning each
+    at once gives."""
     queued, direct = GraphBuilder(), GraphBuilder()
     for b in (queued, direct):
         for x in known:
@@ -430,13 +434,13 @@ def test_queued_labels_get_the_ids_interning_one_by_one_gives(
         b.add_target("//p:t", "cc_library")
     t = direct.lookup("//p:t")
     assert t is not None
-    for is_file, raw in ops:
+    for is_file, raw, package in ops:
         if is_file:
-            queued.add_source_file(normalize_label(raw))
+            queued.add_source_file(raw)
             direct.add_file(normalize_label(raw))
         else:
-            queued.add_label_edges(t, [raw], EdgeKind.DEPS, "//p")
-            direct.add_edge(t, direct.intern_raw([raw], "//p")[0], EdgeKind.DEPS)
+            queued.add_label_edges(t, [raw], EdgeKind.DEPS, package)
+            direct.add_edge(t, direct.intern_raw([raw], package)[0], EdgeKind.DEPS)
     queued.flush()
     assert queued._labels == direct._labels
     assert queued._dst.tolist() == direct._dst.tolist()

@@ -251,7 +251,7 @@ class _RuleParts:
                 self.bound = set(self.rule_input)
             labels = [x for x in labels if x in self.bound]
         elif kind is EdgeKind.SRCS:
-            self.srcs.extend(normalize_label(x, self.pkg) for x in labels)
+            self.srcs.extend(_sources(labels, self.pkg))
         self.edges.append((labels, kind))
 
     def listed(self, a: Attribute) -> None:
@@ -286,6 +286,15 @@ class _RuleParts:
         implicit_rest(self.edges, self.srcs, self.rule_input, has_attributes)
 
 
+def _sources(labels: list[str], pkg: str) -> list[str]:
+    """`normalize_label(x, pkg)` of each label, a canonical one taken as it is (most
+    are: no call for it)."""
+    return [
+        x if x[:2] == "//" and ":" in x and x[-1:] != "]" else normalize_label(x, pkg)
+        for x in labels
+    ]
+
+
 def implicit_rest(
     edges: list[tuple[list[str], EdgeKind]],
     srcs: list[str],
@@ -300,8 +309,7 @@ def implicit_rest(
         edges.append((rule_input, EdgeKind.IMPLICIT if has_attributes else EdgeKind.UNTYPED))
         return
     rest = set(rule_input)
-    for labels, _ in edges:
-        rest.difference_update(labels)
+    rest.difference_update(*map(_LABELS_OF, edges))
     if rest and srcs:
         rest.difference_update(srcs)
     if rest:
@@ -378,6 +386,7 @@ def add_rule(b: GraphBuilder, r: Rule, configuration: str | None = None) -> None
 
 
 _IMPLICIT, _SRCS = EdgeKind.IMPLICIT, EdgeKind.SRCS
+_LABELS_OF = operator.itemgetter(0)
 _GATE = operator.attrgetter("gate")
 _SKIP, _LISTED, _FLAG, _ANY = 0, 1, 2, 3
 _ANY_LIST = -1  # a learned shape of `_ANY` (see `_LEARNED_FIELDS`)
@@ -410,7 +419,9 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
     inline: label-list attributes and attributes without a value (most of them) are read
     here, any other attribute by the same `_RuleParts` methods. Same builder calls, in the
     same order (checked against `add_rule` by the tests)."""
-    label = normalize_label(r.name)
+    label = r.name
+    if not (label[:2] == "//" and ":" in label and label[-1:] != "]"):  # canonical: as is
+        label = normalize_label(label)
     pkg = label[: label.rfind(":")]
     rule_input = r.rule_input
     edges: list[tuple[list[str], EdgeKind]] = []
@@ -443,7 +454,7 @@ def _streamed_rule(b: GraphBuilder, r: Rule) -> None:
                     parts.edge(labels, kind)
                 else:
                     if kind is _SRCS:
-                        srcs.extend([normalize_label(x, pkg) for x in labels])
+                        srcs.extend(_sources(labels, pkg))
                     edges.append((labels, kind))
             else:
                 parts = parts or _RuleParts(pkg, rule_input, edges, srcs)
@@ -720,7 +731,7 @@ def streamed_lines(
         if t.rule is not None:
             _streamed_rule(b, t.rule)
         elif t.source_file is not None:
-            b.add_source_file(normalize_label(t.source_file.name))
+            b.add_source_file(t.source_file.name)  # (the queue normalizes what is not)
         else:
             add_target(b, t)
 

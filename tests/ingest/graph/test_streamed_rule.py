@@ -58,7 +58,10 @@ _TYPES = st.sampled_from(
     ["LABEL_LIST", "LABEL", "STRING_LIST", "STRING", "BOOLEAN", "INTEGER", "OUTPUT",
      "SELECTOR_LIST", "LABEL_LIST_DICT", "LABEL_DICT_UNARY", "LABEL_KEYED_STRING_DICT"]
 )  # fmt: skip
-_LABELS = st.lists(st.sampled_from(["//a:x", "//b:y", ":z", "//c:w.cc", "@r//d:v"]), max_size=3)
+_LABELS = st.lists(
+    st.sampled_from(["//a:x", "//b:y", ":z", "//c:w.cc", "@r//d:v", "@//a:x", "@@//e", "//f"]),
+    max_size=3,
+)
 
 
 @st.composite
@@ -108,3 +111,40 @@ def test_random_rules_give_the_same_graph(
         decoded.append(t.rule)
     ref, fast = _both(decoded)
     assert ref == fast
+
+
+_SPELLINGS = st.sampled_from(["//p:{}", "@//p:{}", "@@//p:{}", "//p/{}"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["RULE", "SOURCE_FILE"]), _SPELLINGS, st.sampled_from("abc"), _LABELS
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_streamed_lines_give_the_graph_of_add_target_whatever_the_spelling(
+    targets: list[tuple[str, str, str, list[str]]],
+) -> None:
+    """Rule names and source files as a tool may print them (`@//p:a`, `//p/a`): the
+    streamed reader's lines (a canonical name taken as is, a source file's left to the
+    queue to normalize) give the builder what `add_target` gives for each line."""
+    lines = []
+    for kind, spelling, name, srcs in targets:
+        label = spelling.format(name)
+        if kind == "SOURCE_FILE":
+            lines.append({"type": kind, "sourceFile": {"name": label}})
+        else:
+            attr = {"name": "srcs", "type": "LABEL_LIST", "stringListValue": srcs}
+            lines.append({"type": kind, "rule": {"name": label, "attribute": [attr]}})
+    raw = [json.dumps(x).encode() for x in lines]
+    ref, fast = GraphBuilder(), GraphBuilder()
+    for line in raw:
+        bj.add_target(ref, bj._TARGET.decode(line))
+    bj.streamed_lines(fast, 1, raw, "q.ndjson")
+    a, b = ref.build(), fast.build()
+    assert list(a.labels) == list(b.labels)
+    assert graph_to_canonical(a) == graph_to_canonical(b)
