@@ -164,7 +164,7 @@ def _unused(
             saving=Saving(bytes=lib.size, bytes_basis="size of the shared library")
             if removable
             else None,
-            details=SharedLibDetails(needed, lib.size),
+            details=SharedLibDetails.of(needed, lib.size, verdict.details),
             kept_because=verdict.kept_because,
         )
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from slim_analyzers.native import SPEC
+from slim_analyzers.native._details import SharedLibDetails
 from slim_analyzers.native.analyzer import NativeSymbolsAnalyzer
 
 from slim.ingest.binary import elf
@@ -385,6 +386,18 @@ def test_an_unused_needed_library_is_not_removable_without_compile_evidence() ->
     (f,) = _slim004(["app", "libsample.so", "libunused.so"], compiled=False)
     assert (f.dep, f.removable) == ("//lib:unused", False)
     assert "includes //lib:unused's headers is unknown" in f.message
+    assert f.kept_because.startswith("whether the compile of //app:app includes //lib:unused")
+    assert isinstance(f.details, SharedLibDetails)  # what is missing, for a bot reading JSON
+    assert f.details.missing_evidence == ("compile-time evidence for //app:app",)
+    assert f.details.to_json()["needed"] == "libunused.so"
+
+
+def test_a_removable_unused_needed_library_says_how_its_edge_was_judged() -> None:
+    (f,) = _slim004(["app", "libsample.so", "libunused.so"])
+    assert isinstance(f.details, SharedLibDetails)
+    assert f.details.compile_evidence == "depfile"  # what showed no header of it read
+    assert f.details.missing_evidence == ()
+    assert f.details.consumers_not_checked == ()  # no other binary links the edge
 
 
 def test_used_needed_library_is_not_reported_and_missing_ones_are_said() -> None:
