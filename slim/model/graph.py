@@ -8,15 +8,14 @@ traversals are numpy breadth-first searches that touch only the edges they follo
 
 from __future__ import annotations
 
-import threading
 import weakref
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
 from operator import itemgetter, methodcaller
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 
@@ -34,6 +33,8 @@ from slim.model.labels import label_name, label_package, normalize_label
 from slim.model.paths import listed_paths
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from numpy.typing import NDArray
     from scipy.sparse import csr_matrix
 
@@ -56,7 +57,6 @@ __all__ = [
 
 AttrValue = str | int | bool | tuple[str, ...]
 _V = TypeVar("_V")
-_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1010,8 +1010,7 @@ class GraphBuilder:
         renumber = new_id.astype(np.int32)
         final = renumber[redirect]
         n_kept = int(node_keep.sum())
-        big = len(src) >= _THREAD_EDGES
-        edges = _Later(_built_edges, final, src, dst, ek, n_kept, parallel=big)
+        edges = _edges_later(final, src, dst, ek, n_kept)
         data_files = self._data_files(src, dst, ek, is_file, final)
         from slim.model.columns import CodeColumn
 
@@ -1129,35 +1128,6 @@ class GraphBuilder:
 _THREAD_EDGES = 1 << 20
 
 
-class _Later(Generic[_R]):
-    """`fn(*args)`, computed on a thread when `parallel` (else at once); `result` waits
-    for it and raises what it raised."""
-
-    def __init__(self, fn: Callable[..., _R], *args: Any, parallel: bool) -> None:
-        self._value: _R | None = None
-        self._error: BaseException | None = None
-        self._thread: threading.Thread | None = None
-        if parallel:
-            self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
-            self._thread.start()
-        else:
-            self._run(fn, args)
-
-    def _run(self, fn: Callable[..., _R], args: tuple[Any, ...]) -> None:
-        try:
-            self._value = fn(*args)
-        except BaseException as exc:  # noqa: BLE001 - raised again by `result`
-            self._error = exc
-
-    def result(self) -> _R:
-        if self._thread is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None
-        return self._value
-
-
 class _BuiltEdges(NamedTuple):
     src: NDArray[np.int32]
     dst: NDArray[np.int32]
@@ -1165,6 +1135,26 @@ class _BuiltEdges(NamedTuple):
     indptr: NDArray[np.int64]
     reverse_order: NDArray[np.int64]
     reverse_ptr: NDArray[np.int64]
+
+
+def _edges_later(
+    final: NDArray[np.int32],
+    src: NDArray[np.int32],
+    dst: NDArray[np.int32],
+    ek: NDArray[np.int8],
+    n: int,
+) -> Future[_BuiltEdges]:
+    """`_built_edges(...)`: on a thread of its own for a large graph, else at once."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    if len(src) < _THREAD_EDGES:
+        done: Future[_BuiltEdges] = Future()
+        done.set_result(_built_edges(final, src, dst, ek, n))
+        return done
+    pool = ThreadPoolExecutor(max_workers=1)
+    edges = pool.submit(_built_edges, final, src, dst, ek, n)
+    pool.shutdown(wait=False)  # the thread ends with its one task
+    return edges
 
 
 def _built_edges(
