@@ -47,7 +47,7 @@ def pack(graph: BuildGraph) -> tuple[dict[str, NDArray[Any]], bytes]:
         "rptr": np.asarray(rptr, dtype=np.int64),
         "kinds": kind_codes,
     }
-    arrays.update({f"label_{k}": v for k, v in LabelColumn.pack(list(graph.labels)).items()})
+    arrays.update({f"label_{k}": v for k, v in LabelColumn.pack(graph.labels).items()})
     arrays.update({f"loc_{k}": v for k, v in locs.items() if k != "paths"})  # type: ignore[misc]
     paths = str(locs["paths"])
     arrays.update(

@@ -428,11 +428,28 @@ class LabelColumn(TextColumn):
 
     @staticmethod
     def pack(texts: Sequence[str]) -> dict[str, NDArray[Any]]:
+        """The arrays of a column of `texts`; a column's own when `texts` is one."""
+        if isinstance(texts, LabelColumn):
+            return {
+                "blob": texts._blob,
+                "offsets": texts._off,
+                "hashes": texts._hashes,
+                "order": texts._order,
+            }
         data, parts = _packed_texts(texts)
         out = TextColumn._columns(data, parts)
         hashes = np.fromiter(map(zlib.crc32, parts), dtype=np.uint32, count=len(parts))
         order = stable_argsort(hashes).astype(np.int32)
         return {**out, "hashes": hashes[order], "order": order}
+
+    @classmethod
+    def of(cls, labels: list[str]) -> LabelColumn:
+        """A column over `labels`, which it keeps (a read decodes nothing): a built graph's
+        labels are packed while its edges sort on a thread, not when the cache is written."""
+        a = cls.pack(labels)
+        column = cls(a["blob"], a["offsets"], a["hashes"], a["order"])
+        column._all = labels
+        return column
 
     def find(self, label: str) -> int | None:
         """The id of exactly `label`, None if absent."""

@@ -1012,7 +1012,7 @@ class GraphBuilder:
         n_kept = int(node_keep.sum())
         edges = _edges_later(final, src, dst, ek, n_kept)
         data_files = self._data_files(src, dst, ek, is_file, final)
-        from slim.model.columns import CodeColumn
+        from slim.model.columns import CodeColumn, LabelColumn
 
         kept = np.flatnonzero(node_keep).tolist()
         labels = list(map(self._labels.__getitem__, kept))
@@ -1036,9 +1036,10 @@ class GraphBuilder:
         }
         locations = self._built_locations(renumber)
         srcs = self._built_srcs(renumber)
+        column = LabelColumn.of(labels)
         e = edges.result()
         graph = BuildGraph(
-            labels=labels,
+            labels=column,
             kinds=kinds,
             locations=locations,
             srcs=srcs,
