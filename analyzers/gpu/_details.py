@@ -59,6 +59,7 @@ class KernelsDetails(FlatDetails):
     attribution: tuple[str, ...] = ()
     binary_match: str = ""
     candidates: tuple[str, ...] = ()
+    missing_evidence: tuple[str, ...] = ()
 
     def text_lines(self) -> tuple[str, ...]:
         return _table(self.archs, self.targets)

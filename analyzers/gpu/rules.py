@@ -13,7 +13,11 @@ GPU_KERNELS = Rule(
         "--cpu-only) but its .nv_fatbin holds device code. slim names the kernels, the "
         "architectures and bytes, the target that brought them in (from the linker map or "
         "byte-identical fatbins in the given archives) and the first edge from non-GPU code "
-        "into the GPU-only targets: cut it, or point it at the CPU variant when one exists."
+        "into the GPU-only targets: cut it, or point it at the CPU variant when one exists. "
+        "Pointing it there is proposed as removable only when the linker map's cross "
+        "references (--cref) and the variant's archive show that it defines every symbol the "
+        "link takes from what the cut removes, and compile evidence shows no compile reads a "
+        "header the variant does not provide."
     ),
 )
 

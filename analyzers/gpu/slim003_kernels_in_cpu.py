@@ -8,6 +8,7 @@ an unowned input, or of unknown origin) is reported for the binary as a whole.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from ._attribution import (
 )
 from ._details import KernelsDetails, TargetShare
 from ._fatbins import arch_rows, by_arch, container_evidence, fmt_bytes, kernel_names
+from ._variant_proof import VariantProof, prove
 from .rules import GPU_KERNELS
 
 
@@ -92,7 +94,7 @@ def _edge_message(
     d: KernelsDetails,
     mine: list[int],
     cut_ok: bool,
-    gpu_users: list[str],
+    kept: str,
 ) -> str:
     kernels = d.kernels
     names = ", ".join(kernels[:8]) + (f", … ({len(kernels)} in all)" if len(kernels) > 8 else "")
@@ -110,13 +112,12 @@ def _edge_message(
         f"{names}. Cut {d.cut}, the first edge into GPU-only code{variant}"
         + ("" if cut_ok else " (other paths still reach the kernels)")
     )
-    src, dep = edge
+    _src, dep = edge
     if d.also_reached_from:
         message += (
             f". {dep} is also linked directly by {', '.join(d.also_reached_from)} (a "
             "propagated PUBLIC link goes away with the cut; a declared one must be cut too)"
         )
-    kept = _kept_because(ctx, src, gpu_users)
     if kept:
         message += f". Not removable: {kept}"
     return message
@@ -315,6 +316,10 @@ def _edge_finding(
     gpu_users = [g.labels[c] for c in consumers(ctx, u) if not is_cpu_only(ctx, c)]
     exact = all(shares[t].how for t in mine)
     src, dep = g.labels[u], g.labels[v]
+    kept = _kept_because(ctx, src, gpu_users)
+    proof = prove(ctx, u, v, w) if w is not None and cut_ok and not kept else VariantProof()
+    kept = kept or proof.kept_because
+    details = dataclasses.replace(details, missing_evidence=proof.missing)
     return on_edge(
         GPU_KERNELS,
         g,
@@ -322,17 +327,18 @@ def _edge_finding(
         ctx.root_label,
         attr,
         "gpu-code-in-cpu-binary",
-        _edge_message(ctx, (src, dep), details, mine, cut_ok, gpu_users),
+        _edge_message(ctx, (src, dep), details, mine, cut_ok, kept),
         Confidence.HIGH if exact and cut_ok else Confidence.MEDIUM,
-        removable=w is not None and cut_ok and not gpu_users,
+        removable=w is not None and cut_ok and not kept,
         evidence=tuple(
             [ev for t in mine for ev in shares[t].evidence]
             + [container_evidence(b, c) for t in mine for c in shares[t].containers]
+            + list(proof.evidence)
         ),
         action=Replace(src, dep, g.labels[w], attr) if w is not None else Remove(src, dep, attr),
         saving=Saving(bytes=details.bytes, bytes_basis="fatbin bytes"),
         details=details,
-        kept_because=_kept_because(ctx, src, gpu_users),
+        kept_because=kept,
     )
 
 

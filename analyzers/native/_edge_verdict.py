@@ -287,7 +287,8 @@ class _CompileUse:
         return bool(self.how) and "static" not in self.how
 
     @staticmethod
-    def of(ev: EdgeEvidence, a: int, n: int) -> _CompileUse:
+    def of(ev: EdgeEvidence, a: int, n: int, instead: frozenset[int] = frozenset()) -> _CompileUse:
+        """The uses once `a -> n` is cut (and what `instead` provides is given)."""
         ctx = ev.ctx
         g = ctx.graph
         cidx = ev.compile
@@ -309,7 +310,7 @@ class _CompileUse:
                 unknown.append(g.labels[u])
                 continue
             hows.add(tc.how)
-            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown))
+            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, instead))
             if not tc.exact and tc.unresolved:
                 shown = "; ".join(tc.unresolved[:3])
                 unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
@@ -340,6 +341,42 @@ class _CompileUse:
             None,
             dataclasses.replace(details, header_uses=tuple(rows[:20])),
         )
+
+
+@dataclass(frozen=True)
+class RepointUse:
+    """What a compile loses when `a -> n` points at another target instead: headers only
+    `n` (or what it brings) provides, compiles whose evidence is missing, the definitions
+    and options the edge hands over (each shown), and the evidence kinds."""
+
+    headers: tuple[str, ...]
+    unknown: tuple[str, ...]
+    flags: tuple[str, ...]
+    how: str
+
+
+def repoint_use(ev: EdgeEvidence, a: int, n: int, w: int) -> RepointUse:
+    """The compile side of pointing `a -> n` at `w` (a CPU variant of a GPU library): safe
+    when nothing is lost, nothing unknown, and the edge hands over no flags."""
+    g = ev.ctx.graph
+    use = _CompileUse.of(ev, a, n, frozenset(ev.propagation.given_by(w)))
+    flags = [
+        f"-D{value}" if kind == "define" else value
+        for kind, value, _ in _requirements_over(g, a, n)
+    ]
+    stays = set(g.closure([w], CODE_KINDS).tolist())
+    flags += [
+        f"-D{v}" if name == "defines" else v
+        for x, name, values in flags_carried(g, a, n)
+        if x not in stays
+        for v in values
+    ]
+    return RepointUse(
+        tuple(dict.fromkeys(row for _, row, _ in use.used)),
+        tuple(use.unknown),
+        tuple(flags),
+        use.how,
+    )
 
 
 def _requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, str]]:
@@ -416,12 +453,14 @@ def _header_uses(
     tc: TargetCompile,
     brought: set[int],
     unknown: list[str],
+    instead: frozenset[int] = frozenset(),
 ) -> list[tuple[int, str, Evidence]]:
     """The headers `u`'s compile reads that only `n` (or what it brings) provides once
-    `cut` (`a -> n`) is gone; headers nobody is known to provide go to `unknown`."""
+    `cut` (`a -> n`) is gone (and `instead` is given); headers nobody is known to provide
+    go to `unknown`."""
     g = ev.ctx.graph
     owners = ev.compile.headers
-    kept = ev.propagation.kept(u, cut)
+    kept = ev.propagation.kept(u, cut) | instead
     out = []
     stray: list[str] = []
     for h in tc.headers:

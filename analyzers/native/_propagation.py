@@ -99,6 +99,19 @@ class Propagation:
             self._passes[(a, n)] = hit
         return hit
 
+    def given_by(self, w: int) -> set[int]:
+        """`w` and the targets whose usage requirements it passes on: what a new edge to
+        `w` gives a compile."""
+        g = self.ctx.graph
+        out, todo = {w}, [w]
+        while todo:
+            x = todo.pop()
+            for e in g.out_edges(x, CODE_KINDS):
+                if e.dep not in out and self.passes_on(x, e.dep, e.kind):
+                    out.add(e.dep)
+                    todo.append(e.dep)
+        return out
+
     def kept(self, u: int, cut: tuple[int, int]) -> set[int]:
         """`u` and the targets whose usage requirements surely reach `u`'s compile once
         edge `cut` is gone: its direct deps, and what they pass on."""

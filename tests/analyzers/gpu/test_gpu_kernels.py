@@ -135,10 +135,12 @@ def test_kernels_in_cpu_binary_are_charged_to_the_archive_member_target() -> Non
     assert d["cpu_only_reason"] == "tag 'cpu-only' on //app:app"
     assert d["attribution"] == "identical bytes"
     assert d["cpu_variant"] == "//kern:kern_cpu"
-    assert f.removable
     assert f.confidence.value == "high"
     assert f.action == Replace("//app:runner", "//kern:kern", "//kern:kern_cpu")
-    assert f.removable, "the variant shares kern.h"
+    assert not f.removable, "no map says which symbols the link takes from //kern:kern"
+    assert "without a linker map with cross references" in f.kept_because
+    assert isinstance(f.details, KernelsDetails)
+    assert f.details.missing_evidence == ("a linker map of //app:app with --cref",)
     assert any("libkern.a(kern.o) holds a byte-identical fatbin" in e.detail for e in f.evidence)
     assert any(e.offset == 0x8E9D0 - 0x8E9D0 + 0x9D0 + 0x1A08 for e in f.evidence)
 
@@ -178,7 +180,8 @@ def test_a_library_edge_another_gpu_binary_shares_is_not_removable() -> None:
 
     ctx = AnalysisContext(g, root, _facts(APP, LIBKERN), options_of=options_of)
     (f,) = [f for f in GpuKernels().analyze(ctx) if f.dep]
-    assert f.removable, "every binary sharing the edge is CPU-only"
+    assert "the edge is shared" not in f.message, "every binary sharing the edge is CPU-only"
+    assert "cross references" in f.kept_because, "but the link evidence is missing"
 
 
 def test_no_variant_means_cut_is_not_safe() -> None:
