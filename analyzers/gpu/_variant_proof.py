@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slim.model.context import AnalysisContext
+from slim.model.facts import Facts
 from slim.model.findings import Evidence
 from slim.model.graph import BUILD_KINDS
 from slim.model.native import ElfFile, demangle, strip_version
 from slim.model.ownership import Ownership
 
 from ..native._edge_verdict import COMPILE_HINT, EdgeEvidence, repoint_use
-from ..native._link_view import MapView, cut_loses, views_of
+from ..native._link_view import MapView, cut_loses, links, views_of
 
 CREF_HINT = "link it with -Wl,-Map=<binary>.map,--cref and pass the map (--linkmap)"
 
@@ -50,22 +51,32 @@ def prove(ctx: AnalysisContext, u: int, v: int, w: int) -> VariantProof:
 
 
 def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: int) -> VariantProof:
-    """Every symbol the root's link resolves from what leaves with the cut, referenced from
-    what stays, is defined by `w`'s objects."""
+    """Every symbol the link of each binary linking `u` resolves from what leaves it with
+    the cut, referenced from what stays, is defined by `w`'s objects (the edge is shared
+    by all of them: each is judged on its own map)."""
     g = ctx.graph
     u, v = cut
     variant, dep = g.labels[w], g.labels[v]
-    views = [m for m in views_of(ctx.facts, ctx.root, own, g) if m.map.has_cref]
-    if not views:
-        return VariantProof(
-            f"which symbols {ctx.root_label}'s link takes from {dep} is unknown without a "
-            f"linker map with cross references ({CREF_HINT})",
-            (f"a linker map of {ctx.root_label} with --cref",),
-        )
     stays = set(g.closure([w], BUILD_KINDS).tolist())
-    leaving = set(cut_loses(g, ctx.root, u, v)) - stays
-    needed = _needed(views, leaving, own)
-    objs = [e for e in ctx.facts.of(ElfFile) if own.artifact_owner(e.archive or e.path) == w]
+    needed: dict[str, tuple[str, str, str, int]] = {}
+    objs: list[ElfFile] = []
+    unchecked: list[str] = []
+    for c, facts in _linking(ctx, u):
+        views = [m for m in views_of(facts, c, own, g) if m.map.has_cref]
+        if not views:
+            unchecked.append(g.labels[c])
+            continue
+        leaving = set(cut_loses(g, c, u, v)) - stays
+        for sym, row in _needed(views, leaving, own).items():
+            needed.setdefault(sym, row)
+        objs += [e for e in facts.of(ElfFile) if own.artifact_owner(e.archive or e.path) == w]
+    if unchecked:
+        shared = "" if unchecked == [ctx.root_label] else f"{g.labels[u]} -> {dep} is shared: "
+        return VariantProof(
+            f"{shared}which symbols the link of {', '.join(unchecked[:5])} takes from {dep} "
+            f"is unknown without a linker map with cross references ({CREF_HINT})",
+            tuple(f"a linker map of {x} with --cref" for x in unchecked[:5]),
+        )
     if not objs:
         return VariantProof(
             f"whether {variant} defines the {len(needed)} symbol(s) {ctx.root_label}'s link "
@@ -93,6 +104,15 @@ def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: i
             ),
         )
     )
+
+
+def _linking(ctx: AnalysisContext, u: int) -> list[tuple[int, Facts]]:
+    """The root and every other target with a link of its own whose build contains `u`,
+    each with the evidence given for it (none: empty)."""
+    g = ctx.graph
+    up = g.reverse_closure([u], BUILD_KINDS).tolist()
+    others = [c for c in sorted(up) if c != ctx.root and links(g.kinds[c])]
+    return [(ctx.root, ctx.facts)] + [(c, ctx.evidence_of(g.labels[c]) or Facts()) for c in others]
 
 
 def _listed(names: list[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -45,12 +46,36 @@ def _facts(*archives: Path) -> Facts:
     return facts
 
 
-def _slim003(facts: Facts, workspace: Path | None = MONO) -> Finding:
-    g = load_graph([EXPORTS / "bazel" / "cquery.jsonproto.json", EXPORTS / "cmake" / "reply"])
+#: A second CPU-only server linking //serving:model_runner (one line of a streamed
+#: jsonproto export, merged with the sample's): the repointed edge is its edge too.
+BATCH_SERVER = (
+    '{"type":"RULE","rule":{"name":"//serving:batch_server","ruleClass":"cc_binary",'
+    '"location":"serving/BUILD:40:1","attribute":[{"name":"deps","type":"LABEL_LIST",'
+    '"stringListValue":["//serving:model_runner"],"explicitlySpecified":true},'
+    '{"name":"tags","type":"STRING_LIST","stringListValue":["cpu-only"],'
+    '"explicitlySpecified":true}],"ruleInput":["//serving:model_runner"]}}\n'
+)
+
+
+def _slim003(
+    facts: Facts,
+    workspace: Path | None = MONO,
+    more: tuple[Path, ...] = (),
+    evidence_of: Callable[[str], Facts | None] = lambda _label: None,
+) -> Finding:
+    graphs = [EXPORTS / "bazel" / "cquery.jsonproto.json", EXPORTS / "cmake" / "reply", *more]
+    g = load_graph(graphs)
     root = g.lookup("//serving:cpu_server")
     assert root is not None
     options = RootOptions(cpu_only=True, cpu_only_source="--cpu-only", workspace=workspace)
-    ctx = AnalysisContext(graph=g, root=root, facts=facts, options=options)
+    ctx = AnalysisContext(
+        graph=g,
+        root=root,
+        facts=facts,
+        options=options,
+        evidence_of=evidence_of,
+        options_of=lambda _label: options,
+    )
     (f,) = [f for f in GpuKernels().analyze(ctx) if f.dep]
     assert (f.target, f.dep) == ("//serving:model_runner", "//kernels:cuda_kernels")
     assert f.action is not None
@@ -114,6 +139,23 @@ def test_without_compile_evidence_the_cut_is_not_proposed() -> None:
     assert not f.removable
     assert "reads a header of //kernels:cuda_kernels that //kernels:cpu_kernels" in (f.kept_because)
     assert "compile-time evidence for //serving:model_runner" in _missing(f)
+
+
+def test_a_binary_sharing_the_edge_without_its_own_map_keeps_the_cut(tmp_path: Path) -> None:
+    """//serving:batch_server links model_runner too: its link takes from cuda_kernels
+    what its own map says, and no map of it is given."""
+    extra = tmp_path / "batch.jsonproto.json"
+    extra.write_text(BATCH_SERVER)
+    f = _slim003(_facts(ARCHIVES / "libcpu_kernels.a"), more=(extra,))
+    assert not f.removable
+    assert f.kept_because.startswith(
+        "//serving:model_runner -> //kernels:cuda_kernels is shared: which symbols the link "
+        "of //serving:batch_server takes from //kernels:cuda_kernels is unknown"
+    )
+    assert _missing(f) == ("a linker map of //serving:batch_server with --cref",)
+    mine = _facts(ARCHIVES / "libcpu_kernels.a")
+    other = _slim003(mine, more=(extra,), evidence_of=lambda _label: mine)
+    assert not other.removable, "the server's map is not the batch server's link"
 
 
 # -- the compile side, on a graph and sources written here ----------------------------------
