@@ -138,7 +138,9 @@ def _join_inputs(v: MapView, owner: Owner) -> None:
                 v.shared_owners.add(o)
         elif is_shared(path):
             _unowned_shared(v, path)
-    for path in m.shared:
+    loaded = {posixpath.basename(p): p for p, _ in m.loaded}
+    for name in m.shared:
+        path = loaded.get(name, name) if "/" not in name else name  # bfd names it bare
         o = owner(path)
         if o is not None:
             v.shared_owners.add(o)

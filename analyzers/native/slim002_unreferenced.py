@@ -10,12 +10,13 @@ for compile-time use and, for a library's edge, every other binary linking that 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding
-from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
+from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
@@ -25,6 +26,7 @@ from ._link_verdict import RUNTIME_WEAK, Verdict, link_verdict
 from ._link_view import (
     ANALYZER,
     MapView,
+    cut_loses,
     cut_takes,
     has_code,
     is_native,
@@ -59,17 +61,53 @@ def _unreferenced_libraries(
             continue
         t = g.target(n)
         in_maps = any(v.mentions(n) for v in views)
-        if not is_native(t) and not in_maps:
+        if not is_native(t) and not in_maps and t.kind not in _INTERFACE_KINDS:
             continue
         if any(n in v.shared_owners for v in views):
             continue
         if any(live(v.inputs.get(n, ()), v.map.linker) for v in views):
             continue
-        if not in_maps and not has_code(t):
+        if not in_maps and not has_code(t) and not (_wraps(t) and _dead_payload(g, views, n)):
             continue
         edges = [e for e in g.in_edges(n, CODE_KINDS) if e.target in closure and e.target != n]
         if edges:
             yield t, edges
+
+
+_INTERFACE_KINDS = frozenset({"interface_library", "INTERFACE_LIBRARY"})
+
+
+def _wraps(t: Target) -> bool:
+    """A target that is only a bundle of others: a CMake INTERFACE library, or one with no
+    sources at all (a Bazel `cc_library` of deps alone). A library of headers is judged
+    by its headers (never by linker evidence), not by what its deps bring."""
+    return t.kind in _INTERFACE_KINDS or not t.srcs
+
+
+def payload(g: BuildGraph, n: int) -> list[int]:
+    """What a target without code of its own brings: the native targets with code it
+    reaches through targets without code (a CMake INTERFACE library wrapping a static
+    one, a Bazel `cc_library` of deps alone)."""
+    out, seen, todo = [], {n}, [n]
+    while todo:
+        for e in g.out_edges(todo.pop(), CODE_KINDS):
+            if e.dep in seen:
+                continue
+            seen.add(e.dep)
+            t = g.target(e.dep)
+            if has_code(t):
+                if is_native(t):
+                    out.append(e.dep)
+            else:
+                todo.append(e.dep)
+    return sorted(out)
+
+
+def _dead_payload(g: BuildGraph, views: list[MapView], n: int) -> bool:
+    """`n` brings code, and the link uses none of it: its edges are judged as a library's
+    (what leaves with each cut is checked as for any library)."""
+    brought = payload(g, n)
+    return bool(brought) and all(link_use(views, p) is None for p in brought)
 
 
 def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]:
@@ -132,7 +170,6 @@ def findings(
 ) -> Iterator[Finding]:
     """One SLIM002 per edge to a library the root's link (`views`, its maps) does not use;
     binaries no link could be tied to (`loose`) count as maybe the root's for hazards."""
-    g = ctx.graph
     objects: dict[int, list[ElfFile]] = defaultdict(list)
     for e in elfs:
         if e.kind == "rel":
@@ -142,10 +179,26 @@ def findings(
     weak_undef: set[str] = set()
     for e in [*root_binaries(ctx, own, elfs, views), *loose]:
         weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
+    yield from _jointly(ctx, list(_per_edge(ctx, own, views, objects, weak_undef, closure)))
+
+
+def _per_edge(
+    ctx: AnalysisContext,
+    own: Ownership,
+    views: list[MapView],
+    objects: dict[int, list[ElfFile]],
+    weak_undef: set[str],
+    closure: set[int],
+) -> Iterator[Finding]:
+    """Each edge's finding, judged alone."""
+    g = ctx.graph
     per_edge = EdgeEvidence.load(ctx, own, closure)
     strays = _strays(g, views, closure)
     for t, edges in _unreferenced_libraries(ctx, views, closure):
-        link = link_verdict(ctx.root_label, t, views, objects.get(t.id, []), weak_undef, strays)
+        objs = objects.get(t.id, [])
+        if not has_code(t):  # what it brings: their initializers and weak symbols count
+            objs = [o for p in payload(g, t.id) for o in objects.get(p, [])]
+        link = link_verdict(ctx.root_label, t, views, objs, weak_undef, strays)
         for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
             verdict = link
             if link.verdict == "unreferenced":
@@ -170,3 +223,44 @@ def findings(
                 details=verdict.details,
                 kept_because=verdict.kept_because,
             )
+
+
+def _jointly(ctx: AnalysisContext, found: list[Finding]) -> list[Finding]:
+    """The cuts proposed together: each removable cut holds alone, but two dead edges to
+    libraries that both bring a third take it out of the closure when both go. In report
+    order, a cut stays proposed only when, with the cuts proposed before it, nothing
+    leaves the root's closure that no cut takes alone."""
+    g = ctx.graph
+    whole = set(g.closure([ctx.root], BUILD_KINDS).tolist())
+    taken: list[tuple[int, int]] = []
+    alone: set[int] = set()
+    out = []
+    for f in found:
+        a, n = g.lookup(f.target), g.lookup(f.dep)
+        if not f.removable or a is None or n is None:
+            out.append(f)
+            continue
+        mine = set(cut_loses(g, ctx.root, a, n))
+        left = set(g.closure_without(ctx.root, [*taken, (a, n)], BUILD_KINDS).tolist())
+        extra = sorted(g.labels[x] for x in whole - left - alone - mine)
+        if not extra:
+            taken.append((a, n))
+            alone |= mine
+            out.append(f)
+            continue
+        others = ", ".join(f"{g.labels[x]} -> {g.labels[y]}" for x, y in taken[:3])
+        kept = (
+            f"alone the cut holds, but with {others} (proposed too) it also takes "
+            f"{', '.join(extra[:3])} out of {ctx.root_label}'s closure: make one of the cuts, "
+            "then run slim again"
+        )
+        out.append(
+            dataclasses.replace(
+                f,
+                removable=False,
+                confidence=Confidence.MEDIUM,
+                message=f"{f.message} Not removable: {kept}.",
+                kept_because=kept,
+            )
+        )
+    return out

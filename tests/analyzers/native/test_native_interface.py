@@ -1,0 +1,101 @@
+"""SLIM002 judges an edge to a library without code by what it brings, and proposes cuts
+that hold together.
+
+libevent's samples link `event_extra` and `event_core`, INTERFACE libraries wrapping the
+static ones; most use core only. The edge to the wrapper was never judged (it has no
+code), and the wrapper's own edge is INTERFACE, so the one dead edge went unreported.
+`tests/data/src/native_interface` has the shape: `app -> extra` is dead, `app -> core` is
+not. `app3` gets the core it uses through two dead libraries: each cut holds alone, both
+together do not link, so one is proposed. The truth is checked on the build.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from ._cmake_project import build, built, cut_breaks, report
+
+SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_interface"
+LIBS = ("libcore_static.a", "libextra_static.a", "liba.a", "libb.a")
+
+
+def _slim002(cmake: str, tmp_path: Path, app: str) -> dict[tuple[str, str], dict[str, object]]:
+    src, out, deps = built(cmake, SRC, tmp_path)
+    args = [f"//:{app}", "--graph", str(out), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(out / f"{app}.map"), "--binary", str(out / app)]
+    for lib in LIBS:
+        args += ["--binary", str(out / lib)]
+    args += ["--select", "SLIM002"]
+    return {(str(f["target"]), str(f["dep"])): f for f in report(src, *args)}
+
+
+def _removable(found: dict[tuple[str, str], dict[str, object]]) -> list[tuple[str, str]]:
+    return sorted(k for k, f in found.items() if f["removable"])
+
+
+def _codemodel_minor(out: Path) -> int:
+    index = max((out / ".cmake" / "api" / "v1" / "reply").glob("index-*.json"))
+    objects = json.loads(index.read_text())["objects"]
+    return int(next(o["version"]["minor"] for o in objects if o["kind"] == "codemodel"))
+
+
+def test_the_edge_to_a_wrapper_whose_code_is_unused_is_removable(
+    cmake: str, tmp_path: Path
+) -> None:
+    found = _slim002(cmake, tmp_path, "app")
+    if _codemodel_minor(tmp_path / "build") >= 9:
+        assert _removable(found) == [("//:app", "//:extra")], found
+        assert not [k for k in found if k[1] in ("//:core", "//:core_static")], found
+    else:  # no INTERFACE library in the reply: app's edges to what they wrap look implicit
+        assert found == {}
+
+
+def test_a_wrapper_whose_code_is_used_is_no_finding(cmake: str, tmp_path: Path) -> None:
+    assert _removable(_slim002(cmake, tmp_path, "app2")) == []
+
+
+def test_two_cuts_that_hold_alone_but_not_together_are_not_both_proposed(
+    cmake: str, tmp_path: Path
+) -> None:
+    found = _slim002(cmake, tmp_path, "app3")
+    assert _removable(found) == [("//:app3", "//:a")], found
+    kept = found[("//:app3", "//:b")]
+    assert kept["verdict"] == "unreferenced"
+    assert str(kept["kept_because"]).startswith(
+        "alone the cut holds, but with //:app3 -> //:a (proposed too) it also takes "
+        "//:core_static out of //:app3's closure"
+    )
+
+
+def _cut(cmake: str, tmp_path: Path, *lines: str) -> None:
+    """The fixture with `lines` removed from its CMakeLists.txt builds."""
+    src = tmp_path / "src"
+    shutil.copytree(SRC, src)
+    path = src / "CMakeLists.txt"
+    text = path.read_text()
+    for line in lines:
+        assert line + "\n" in text, line
+        text = text.replace(line + "\n", "")
+    path.write_text(text)
+    build(cmake, src, tmp_path / "build")
+
+
+def test_truth_app_builds_without_extra(cmake: str, tmp_path: Path) -> None:
+    _cut(cmake, tmp_path, "target_link_libraries(app PRIVATE extra)")
+
+
+def test_truth_app3_builds_without_a(cmake: str, tmp_path: Path) -> None:
+    _cut(cmake, tmp_path, "target_link_libraries(app3 PRIVATE a)")
+
+
+def test_truth_app3_does_not_build_without_both(cmake: str, tmp_path: Path) -> None:
+    src = tmp_path / "fixture"
+    shutil.copytree(SRC, src)
+    path = src / "CMakeLists.txt"
+    path.write_text(path.read_text().replace("target_link_libraries(app3 PRIVATE a)\n", ""))
+    cut_breaks(
+        cmake, src, tmp_path / "cut", "CMakeLists.txt", "target_link_libraries(app3 PRIVATE b)",
+        "core.h: No such file or directory",
+    )  # fmt: skip

@@ -1,0 +1,2 @@
+#include "extra.h"
+int main(void) { return extra_fn(-1); }

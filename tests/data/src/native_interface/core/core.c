@@ -1,0 +1,2 @@
+#include "core.h"
+int core_fn(int x) { return x + 1; }

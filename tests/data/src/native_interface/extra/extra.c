@@ -1,0 +1,3 @@
+#include "core.h"
+#include "extra.h"
+int extra_fn(int x) { return core_fn(x) * 2; }
