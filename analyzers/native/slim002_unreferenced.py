@@ -10,13 +10,12 @@ for compile-time use and, for a library's edge, every other binary linking that 
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding
-from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph, Edge, Target
+from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
@@ -26,7 +25,6 @@ from ._link_verdict import RUNTIME_WEAK, Verdict, link_verdict
 from ._link_view import (
     ANALYZER,
     MapView,
-    cut_loses,
     cut_takes,
     has_code,
     is_native,
@@ -179,18 +177,6 @@ def findings(
     weak_undef: set[str] = set()
     for e in [*root_binaries(ctx, own, elfs, views), *loose]:
         weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
-    yield from _jointly(ctx, list(_per_edge(ctx, own, views, objects, weak_undef, closure)))
-
-
-def _per_edge(
-    ctx: AnalysisContext,
-    own: Ownership,
-    views: list[MapView],
-    objects: dict[int, list[ElfFile]],
-    weak_undef: set[str],
-    closure: set[int],
-) -> Iterator[Finding]:
-    """Each edge's finding, judged alone."""
     g = ctx.graph
     per_edge = EdgeEvidence.load(ctx, own, closure)
     strays = _strays(g, views, closure)
@@ -223,44 +209,3 @@ def _per_edge(
                 details=verdict.details,
                 kept_because=verdict.kept_because,
             )
-
-
-def _jointly(ctx: AnalysisContext, found: list[Finding]) -> list[Finding]:
-    """The cuts proposed together: each removable cut holds alone, but two dead edges to
-    libraries that both bring a third take it out of the closure when both go. In report
-    order, a cut stays proposed only when, with the cuts proposed before it, nothing
-    leaves the root's closure that no cut takes alone."""
-    g = ctx.graph
-    whole = set(g.closure([ctx.root], BUILD_KINDS).tolist())
-    taken: list[tuple[int, int]] = []
-    alone: set[int] = set()
-    out = []
-    for f in found:
-        a, n = g.lookup(f.target), g.lookup(f.dep)
-        if not f.removable or a is None or n is None:
-            out.append(f)
-            continue
-        mine = set(cut_loses(g, ctx.root, a, n))
-        left = set(g.closure_without(ctx.root, [*taken, (a, n)], BUILD_KINDS).tolist())
-        extra = sorted(g.labels[x] for x in whole - left - alone - mine)
-        if not extra:
-            taken.append((a, n))
-            alone |= mine
-            out.append(f)
-            continue
-        others = ", ".join(f"{g.labels[x]} -> {g.labels[y]}" for x, y in taken[:3])
-        kept = (
-            f"alone the cut holds, but with {others} (proposed too) it also takes "
-            f"{', '.join(extra[:3])} out of {ctx.root_label}'s closure: make one of the cuts, "
-            "then run slim again"
-        )
-        out.append(
-            dataclasses.replace(
-                f,
-                removable=False,
-                confidence=Confidence.MEDIUM,
-                message=f"{f.message} Not removable: {kept}.",
-                kept_because=kept,
-            )
-        )
-    return out

@@ -23,6 +23,7 @@ from slim.model.options import RootOptions
 from slim.model.plugin import AnalyzerSpec
 from slim.model.report import EvidenceStatus, Report, ReviewSummary, RootSummary
 from slim.model.rules import EVIDENCE_MISSING, STALE_SUPPRESSION
+from slim.plan.joint import jointly
 from slim.plan.prune import plan_report
 
 
@@ -167,7 +168,7 @@ def run_analyzers(
     if kept.stale:
         rules.append(STALE_SUPPRESSION)
     return Analysis(
-        findings=kept.findings + kept.stale,
+        findings=jointly(graph, kept.findings) + kept.stale,
         suppressed=kept.suppressed,
         rules=rules,
         evidence=evidence_status(graph, roots),

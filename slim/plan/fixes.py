@@ -169,20 +169,25 @@ def write(
     """Every way to apply `a` on this graph, the primary one first: buildozer where the
     graph has BUILD/BUCK files, plus the CMake edit where a CMakeLists declares the edge
     (at `dep_line`, the line naming the dep, when it is known)."""
-    cmake_loc = dep_line if _is_cmake_file(dep_line) else _cmake_location(graph, a)
     if isinstance(a, DropArchs):
         return (cmake_fix(a, None, safe),) if is_cmake_graph(graph) else (text_fix(a),)
+    declared = _cmake_location(graph, a)
+    cmake_loc = dep_line if _is_cmake_file(dep_line) else declared
     if is_cmake_graph(graph) and not has_build_files(graph):
         loc = cmake_loc or edge_location(graph, a.target, a.dep)
-        return (_cmake_or_shared(graph, a, loc, safe),)
+        return (_cmake_or_shared(graph, a, loc, declared or loc, safe),)
     primary = buildozer_fix(a, safe)
     if cmake_loc is not None:
-        return (primary, _cmake_or_shared(graph, a, cmake_loc, safe))
+        return (primary, _cmake_or_shared(graph, a, cmake_loc, declared, safe))
     return (primary,)
 
 
-def _cmake_or_shared(graph: BuildGraph, a: Action, loc: Location | None, safe: bool) -> Fix:
-    others = [t for t in sharing_targets(graph, loc) if t != a.target] if loc else []
-    if loc is not None and others:
-        return shared_line_fix(a, loc, others, safe)
+def _cmake_or_shared(
+    graph: BuildGraph, a: Action, loc: Location | None, declared: Location | None, safe: bool
+) -> Fix:
+    """The edit at `loc`, or prose when the call `declared` (where the edge's
+    `target_link_libraries` starts) declares other targets' edges too."""
+    others = [t for t in sharing_targets(graph, declared) if t != a.target] if declared else []
+    if declared is not None and others:
+        return shared_line_fix(a, declared, others, safe)
     return cmake_fix(a, loc, safe)

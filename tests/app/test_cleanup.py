@@ -26,7 +26,7 @@ EDGES = {
     "//app:b": ["//lib:common", "//lib:shared_dead"],
     "//app:c": ["//lib:c_dead"],
     "//lib:shared_dead": ["//lib:big1", "//lib:big2", "//lib:big3"],
-    "//lib:a_dead": ["//lib:big1"],
+    "//lib:a_dead": ["//lib:big4"],
     "//tests:t": ["//lib:a_dead"],
 }
 TAGS = {
@@ -76,9 +76,9 @@ def _summary(b: cu.Backlog) -> list[tuple[int, str, str, str, int, str]]:
 
 # Each item's share of the total, priced in order of the cut alone: the second of the two
 # cuts of //lib:shared_dead removes it (and what only it brings); the first removes nothing
-# while //app:a still links it. The shares add up to the 6 targets of every cut at once.
+# while //app:a still links it. The shares add up to the 7 targets of every cut at once.
 EXPECTED = [
-    (1, "//app:a", "//lib:shared_dead", "@team-app", 3, "new"),
+    (1, "//app:a", "//lib:shared_dead", "@team-app", 4, "new"),
     (2, "//app:a", "//lib:a_dead", "@team-app", 2, "new"),
     (3, "//app:c", "//lib:c_dead", "@team-c", 1, "new"),
     (4, "//app:b", "//lib:shared_dead", "@team-app", 0, "new"),
@@ -101,17 +101,29 @@ def test_ranked_globally_counting_shared_targets_once(tmp_path: Path) -> None:
     stats, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1)
     assert (stats.roots, stats.analyzed, stats.resumed) == (3, 3, 0)
     assert _summary(b) == EXPECTED
-    assert b.total.targets_removed == 6
-    assert sum(i.saving.targets_removed for i in b.items) == 6
+    assert b.total.targets_removed == 7
+    assert sum(i.saving.targets_removed for i in b.items) == 7
     by_key = {i.key: i for i in b.items}
     assert by_key["SLIM080|//app:a|//lib:shared_dead"].saving.removed == (
+        "//lib:big1",
         "//lib:big2",
         "//lib:big3",
         "//lib:shared_dead",
     )
     assert [o for o, _ in b.by_owner()] == ["@team-app", "@team-c"]
     assert b.previous is None
-    assert [p.targets for p in b.trend] == [6]
+    assert [p.targets for p in b.trend] == [7]
+
+
+def test_cuts_that_hold_only_alone_are_not_both_ranked(tmp_path: Path) -> None:
+    """//app:a's two dead deps both bring //lib:big1, whose use nobody judged: cutting
+    both would take it away, so the second cut (in report order) is no item for //app:a."""
+    gp, g = _setup(tmp_path, {**EDGES, "//lib:a_dead": ["//lib:big1"]})
+    _, b = _run(tmp_path, tmp_path / "db.sqlite", gp, g, jobs=1)
+    assert [(i.target, i.dep) for i in b.items if i.target == "//app:a"] == [
+        ("//app:a", "//lib:a_dead")
+    ]
+    assert ("//app:b", "//lib:shared_dead") in [(i.target, i.dep) for i in b.items]
 
 
 def test_pool_matches_serial_and_outputs_are_deterministic(tmp_path: Path) -> None:
@@ -125,13 +137,13 @@ def test_pool_matches_serial_and_outputs_are_deterministic(tmp_path: Path) -> No
     assert "## @team-app (3 items, " in out["backlog.md"]
     assert out["backlog.buildozer"].splitlines()[1:4] == [
         "# owner: @team-app",
-        "# rank 1: SLIM080 tagged-unused, 0.0 s, 3 targets (3 alone), 0 B",
+        "# rank 1: SLIM080 tagged-unused, 0.0 s, 4 targets (4 alone), 0 B",
         "remove deps //lib:shared_dead|//app:a",
     ]
     assert out["backlog.csv"].splitlines()[1].startswith("1,@team-app,new,SLIM080,")
     doc = json.loads(out["backlog.json"])
-    assert doc["total"]["targets_removed"] == 6
-    assert sum(i["saving"]["targets_removed"] for i in doc["items"]) == 6
+    assert doc["total"]["targets_removed"] == 7
+    assert sum(i["saving"]["targets_removed"] for i in doc["items"]) == 7
     assert doc["since"] is None
 
 
@@ -161,7 +173,7 @@ def test_second_run_reports_new_fixed_open_and_trend(tmp_path: Path) -> None:
     assert cu.since_line(b) == "since run 1: 1 new, 2 fixed, 2 still open"
     # Run 2: cutting //app:a -> //lib:shared_dead and -> //lib:a_dead together also frees
     # //lib:big1, which neither cut frees alone: the total is every cut at once.
-    assert [(p.run, p.targets) for p in b.trend] == [(1, 6), (2, 6)]
+    assert [(p.run, p.targets) for p in b.trend] == [(1, 7), (2, 7)]
     md = dict(cu.iter_outputs(b))["backlog.md"]
     assert "## Fixed since run 1 (2)" in md
 
@@ -264,7 +276,7 @@ def test_cli_cleanup_twice(tmp_path: Path) -> None:
     assert res.exception is None, res.output
     second = (tmp_path / "out" / "backlog.md").read_text()
     assert "since run 1: 0 new, 0 fixed, 4 still open" in second
-    assert "run 1: 6 → run 2: 6" in second
+    assert "run 1: 7 → run 2: 7" in second
 
 
 MONOREPO = Path(__file__).resolve().parents[2] / "sample_graphs" / "monorepo"

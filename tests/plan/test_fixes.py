@@ -1,0 +1,40 @@
+"""How an action is written: a CMake edge declared by a call that declares other
+targets' edges too (a macro, a function, a loop) is never edited for one target, even
+when the fix points at the line naming the dep."""
+
+from __future__ import annotations
+
+from slim.model.actions import Remove
+from slim.model.graph import BuildGraph, EdgeKind, GraphBuilder, Location
+from slim.plan.fixes import write
+
+CALL = Location("CMakeLists.txt", 12)
+DEP_LINE = Location("CMakeLists.txt", 13)
+
+
+def _graph(*apps: str) -> BuildGraph:
+    """Executables `apps`, each linking //:util by the same target_link_libraries call."""
+    b = GraphBuilder()
+    b.formats.append("cmake-fileapi")
+    util = b.add_target("//:util", "STATIC_LIBRARY")
+    for app in apps:
+        b.add_edge(b.add_target(app, "EXECUTABLE"), util, EdgeKind.DEPS, CALL)
+    return b.build()
+
+
+def test_a_call_declaring_several_targets_edges_is_left_to_the_user() -> None:
+    g = _graph("//:hello", "//:server")
+    (fix,) = write(g, Remove("//:hello", "//:util"), dep_line=DEP_LINE)
+    assert fix.kind == "text"
+    assert fix.location == CALL
+    assert fix.command.startswith(
+        "CMakeLists.txt:12: this target_link_libraries line declares the edges of 2 targets "
+        "(//:hello, //:server: a function, macro or loop); removing util there removes it "
+        "from all of them"
+    )
+
+
+def test_a_call_of_one_target_is_edited_at_the_line_naming_the_dep() -> None:
+    (fix,) = write(_graph("//:hello"), Remove("//:hello", "//:util"), dep_line=DEP_LINE)
+    assert fix.kind == "cmake"
+    assert fix.command == "CMakeLists.txt:13: in target_link_libraries(hello …) remove util"
