@@ -27,6 +27,8 @@ _BAZEL_OBJS = re.compile(r"^(.*?)/?_objs/([^/]+)/")
 _BAZEL_SOLIB = re.compile(r"^_solib_[^/]+/(?:_U(.+?)___U[^/]*/)?(lib[^/]+)$")
 _BAZEL_UNESCAPE = {"U": "_", "S": "/", "C": ":", "A": "@", "B": "\\"}
 _BUCK_NAME = re.compile(r"^(.*?)/?__([^/]+?)__/")
+#: A shared library's file with a version after `.so` (group 1: without it).
+SO_VERSION = re.compile(r"^(.*\.so)(?:\.\d+)+$")
 _CMAKE_OBJS = re.compile(r"^(.*?)/?CMakeFiles/([^/]+)\.dir/")
 
 _CACHE: WeakKeyDictionary[BuildGraph, Ownership] = WeakKeyDictionary()
@@ -132,8 +134,16 @@ class Ownership:
             return self._artifact(_clean(member))
         return self._artifact(_clean(path))
 
-    def _artifact(self, p: str) -> int | None:
+    def _registered(self, p: str) -> int | None:
+        """The producer of artifact `p`; a shared library's versioned file
+        (`lib/libx.so.1.0.0`, which links name) is the unversioned one the build lists."""
         hit = self._artifacts.get(p)
+        if hit is None and (v := SO_VERSION.match(p)) is not None:
+            hit = self._artifacts.get(v.group(1))
+        return hit
+
+    def _artifact(self, p: str) -> int | None:
+        hit = self._registered(p)
         if hit is not None:
             return hit
         for cand in self._candidates(p):
@@ -147,7 +157,7 @@ class Ownership:
         parts = p.split("/")
         for k in range(1, min(len(parts) - 1, 12)):
             rest = "/".join(parts[k:])
-            hit = self._artifacts.get(rest)
+            hit = self._registered(rest)
             if hit is not None:
                 return hit
             for cand in self._candidates(rest):

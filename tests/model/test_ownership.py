@@ -24,6 +24,7 @@ def graph():  # type: ignore[no-untyped-def]
         b.add_target(lab, "cc_library", srcs=[f"{lab.split(':')[0]}:x.cc"])
     b.add_target("//py:mypkg", "py_library", srcs=["//py:src/mypkg/__init__.py"])
     b.add_artifact("out/weird/name.o", "//lib:util")
+    b.add_artifact("lib/libevent_core-2.2.so", "//:core")  # the file API's artifact
     return b.build()
 
 
@@ -50,6 +51,9 @@ def graph():  # type: ignore[no-untyped-def]
         ("buck-out/v2/gen/root/0123456789abcdef/lib/__lib1__/liblib1.a", "root//lib:lib1"),
         ("./out/weird/name.o", "//lib:util"),
         ("lib/libutil.so.1.2", "//lib:util"),
+        # the versioned file a link names (SOVERSION): the artifact is the .so
+        ("lib/libevent_core-2.2.so.1.0.0", "//:core"),
+        ("/tmp/build/lib/libevent_core-2.2.so.1", "//:core"),
         # Bazel's `_solib_<cpu>/` symlinks, named as Bazel 4.2.3 named them here
         ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest.so", "//:gtest"),
         ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest_Umain.so", "//:gtest_main"),
