@@ -82,13 +82,18 @@ def _wraps(t: Target) -> bool:
     return t.kind in _INTERFACE_KINDS or not t.srcs
 
 
-def payload(g: BuildGraph, n: int) -> list[int]:
+def payload(g: BuildGraph, n: int) -> list[int] | None:
     """What a target without code of its own brings: the native targets with code it
     reaches through targets without code (a CMake INTERFACE library wrapping a static
-    one, a Bazel `cc_library` of deps alone)."""
+    one, a Bazel `cc_library` of deps alone). None when it also brings what no map ties
+    to a target: an imported or external target, or a library named on the link line by
+    path or `-l` (`link_external`)."""
     out, seen, todo = [], {n}, [n]
     while todo:
-        for e in g.out_edges(todo.pop(), CODE_KINDS):
+        x = todo.pop()
+        if _opaque(g.target(x)):
+            return None
+        for e in g.out_edges(x, CODE_KINDS):
             if e.dep in seen:
                 continue
             seen.add(e.dep)
@@ -101,11 +106,17 @@ def payload(g: BuildGraph, n: int) -> list[int]:
     return sorted(out)
 
 
+def _opaque(t: Target) -> bool:
+    """A target without code whose link contribution the graph does not name."""
+    attrs = t.attrs
+    return not t.kind or bool(attrs.get("imported") or attrs.get("link_external"))
+
+
 def _dead_payload(g: BuildGraph, views: list[MapView], n: int) -> bool:
     """`n` brings code, and the link uses none of it: its edges are judged as a library's
     (what leaves with each cut is checked as for any library)."""
     brought = payload(g, n)
-    return bool(brought) and all(link_use(views, p) is None for p in brought)
+    return bool(brought) and all(link_use(views, p) is None for p in brought or ())
 
 
 def _strays(g: BuildGraph, views: list[MapView], closure: set[int]) -> list[str]:
@@ -183,7 +194,7 @@ def findings(
     for t, edges in _unreferenced_libraries(ctx, views, closure):
         objs = objects.get(t.id, [])
         if not has_code(t):  # what it brings: their initializers and weak symbols count
-            objs = [o for p in payload(g, t.id) for o in objects.get(p, [])]
+            objs = [o for p in payload(g, t.id) or () for o in objects.get(p, [])]
         link = link_verdict(ctx.root_label, t, views, objs, weak_undef, strays)
         for edge in sorted(edges, key=lambda x: (g.labels[x.target], int(x.kind))):
             verdict = link

@@ -15,6 +15,10 @@ import json
 import shutil
 from pathlib import Path
 
+from slim_analyzers.native.slim002_unreferenced import payload
+
+from slim.model.graph import EdgeKind, GraphBuilder
+
 from ._cmake_project import build, built, cut_breaks, report
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_interface"
@@ -99,3 +103,27 @@ def test_truth_app3_does_not_build_without_both(cmake: str, tmp_path: Path) -> N
         cmake, src, tmp_path / "cut", "CMakeLists.txt", "target_link_libraries(app3 PRIVATE b)",
         "core.h: No such file or directory",
     )  # fmt: skip
+
+
+def test_a_wrapper_that_also_brings_what_no_map_names_is_not_judged() -> None:
+    """A wrapper's payload is the code it brings; when it also brings an imported target
+    or a library named by path or -l, cutting it may take a library the link uses
+    and no map ties to a target: it is not judged by what it wraps."""
+    b = GraphBuilder()
+    ids = {
+        lab: b.add_target(lab, kind, srcs=srcs, attrs=attrs)
+        for lab, kind, srcs, attrs in (
+            ("//:plain", "interface_library", (), None),
+            ("//:with_lz", "interface_library", (), {"link_external": ("-lz",)}),
+            ("//:with_imported", "interface_library", (), None),
+            ("//:ZLIB__ZLIB", "", (), {"imported": True}),
+            ("//:code", "static_library", ("code.c",), None),
+        )
+    }
+    for wrapper in ("//:plain", "//:with_lz", "//:with_imported"):
+        b.add_edge(ids[wrapper], ids["//:code"], EdgeKind.EXPORTS)
+    b.add_edge(ids["//:with_imported"], ids["//:ZLIB__ZLIB"], EdgeKind.EXPORTS)
+    g = b.build()
+    assert payload(g, ids["//:plain"]) == [ids["//:code"]]
+    assert payload(g, ids["//:with_lz"]) is None
+    assert payload(g, ids["//:with_imported"]) is None
