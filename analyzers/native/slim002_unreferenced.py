@@ -10,6 +10,7 @@ for compile-time use and, for a library's edge, every other binary linking that 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
@@ -169,6 +170,39 @@ def _drops_used(
     return Verdict("used-transitively", msg, Confidence.HIGH, False, ev, None, link.details)
 
 
+def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Verdict:
+    """Kept: the cut also takes out of the root's closure a target whose part of the link
+    no map can show (an imported target, a library named by path or `-l`): the program
+    may call into it with nothing else declaring it."""
+    g = ctx.graph
+    unseen = [x for x in [n, *cut_takes(g, ctx.root, a, n)] if _opaque(g.target(x))]
+    if not unseen:
+        return verdict
+    shown = ", ".join(g.labels[x] for x in unseen[:3])
+    external = [
+        str(v)
+        for x in unseen
+        if isinstance(libs := g.target(x).attrs.get("link_external"), tuple)
+        for v in libs
+    ]
+    what = f" (it links {', '.join(external[:3])})" if external else ""
+    return _kept(
+        verdict,
+        f"the cut also takes {shown}{what} out of {ctx.root_label}'s closure, and no map "
+        "ties such a library to a target: whether the link uses it is unknown",
+    )
+
+
+def _kept(verdict: Verdict, why: str) -> Verdict:
+    return dataclasses.replace(
+        verdict,
+        message=f"{verdict.message} Not removable: {why}.",
+        confidence=Confidence.MEDIUM,
+        removable=False,
+        kept_because=why,
+    )
+
+
 def findings(
     ctx: AnalysisContext,
     own: Ownership,
@@ -205,6 +239,8 @@ def findings(
                     if dropped
                     else per_edge.edge_verdict(edge.target, t.id, link)
                 )
+                if verdict.removable:
+                    verdict = _drops_unseen(ctx, edge.target, t.id, verdict)
             yield on_edge(
                 UNREFERENCED,
                 g,

@@ -15,6 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from slim_analyzers.native.slim002_unreferenced import payload
 
 from slim.model.graph import EdgeKind, GraphBuilder
@@ -22,7 +23,7 @@ from slim.model.graph import EdgeKind, GraphBuilder
 from ._cmake_project import build, built, cut_breaks, report
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_interface"
-LIBS = ("libcore_static.a", "libextra_static.a", "liba.a", "libb.a")
+LIBS = ("libcore_static.a", "libextra_static.a", "liba.a", "libb.a", "libmlib.a")
 
 
 def _slim002(cmake: str, tmp_path: Path, app: str) -> dict[tuple[str, str], dict[str, object]]:
@@ -127,3 +128,24 @@ def test_a_wrapper_that_also_brings_what_no_map_names_is_not_judged() -> None:
     assert payload(g, ids["//:plain"]) == [ids["//:code"]]
     assert payload(g, ids["//:with_lz"]) is None
     assert payload(g, ids["//:with_imported"]) is None
+
+
+def test_a_cut_that_takes_a_library_named_by_l_is_kept(cmake: str, tmp_path: Path) -> None:
+    """app5 calls sqrt and gets -lm only through mlib, whose code it does not use: the
+    map ties libm to no target, so the cut is kept (with codemodel 2.9+ mlib carries the
+    -lm; before, the reply does not say whose call put it on app5's link line)."""
+    (found,) = _slim002(cmake, tmp_path, "app5").values()
+    if _codemodel_minor(tmp_path / "build") < 9:
+        pytest.xfail(
+            "known false removable: before codemodel 2.9 the -lm on app5's link line is "
+            "not tied to mlib's call, and nothing else says the cut takes it away"
+        )
+    assert (found["target"], found["dep"], found["removable"]) == ("//:app5", "//:mlib", False)
+    assert "(it links m)" in str(found["kept_because"])
+
+
+def test_truth_app5_does_not_link_without_mlib(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake, SRC, tmp_path, "CMakeLists.txt", "target_link_libraries(app5 PRIVATE mlib)",
+        "undefined reference to `sqrt'",
+    )  # fmt: skip

@@ -1,0 +1,5 @@
+#include <math.h>
+int main(int argc, char **argv) {
+  (void)argv;
+  return (int)sqrt((double)argc);
+}

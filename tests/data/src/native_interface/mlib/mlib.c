@@ -1,0 +1,1 @@
+int mlib_fn(int x) { return x * 3; }
