@@ -13,10 +13,12 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding
 from slim.model.graph import CODE_KINDS, BuildGraph, Edge, Target
+from slim.model.labels import label_name
 from slim.model.native import ElfFile, LinkMap, strip_version
 from slim.model.ownership import Ownership
 
@@ -33,6 +35,7 @@ from ._link_view import (
     live,
     root_binaries,
 )
+from ._propagation import call_words
 from .rules import UNREFERENCED
 
 
@@ -175,6 +178,14 @@ def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Ver
     no map can show (an imported target, a library named by path or `-l`): the program
     may call into it with nothing else declaring it."""
     g = ctx.graph
+    untied = _untied_libraries(ctx, {n, *cut_takes(g, ctx.root, a, n)})
+    if untied:
+        return _kept(
+            verdict,
+            f"{ctx.root_label}'s link line names {', '.join(untied[:3])} by path or -l, put "
+            "there by a call of a target the cut takes away (or one slim cannot read): the "
+            "program may call into it",
+        )
     unseen = [x for x in [n, *cut_takes(g, ctx.root, a, n)] if _opaque(g.target(x))]
     if not unseen:
         return verdict
@@ -191,6 +202,29 @@ def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Ver
         f"the cut also takes {shown}{what} out of {ctx.root_label}'s closure, and no map "
         "ties such a library to a target: whether the link uses it is unknown",
     )
+
+
+def _untied_libraries(ctx: AnalysisContext, leaving: set[int]) -> list[str]:
+    """Libraries the root's link line names by path or -l (CMake codemodel < 2.9 records
+    them on the linking target, with the call that put each there) whose call is a
+    leaving target's, or cannot be read."""
+    rows = ctx.root_target.attrs.get("link_external_at")
+    if not isinstance(rows, tuple):
+        return []
+    g = ctx.graph
+    names = {str(g.target(x).attrs.get("cmake_name") or label_name(g.labels[x])) for x in leaving}
+    dirs = [Path(ctx.options.workspace)] if ctx.options.workspace is not None else []
+    root = ctx.root_target.attrs.get("source_root")
+    if isinstance(root, str) and root:
+        dirs.append(Path(root))
+    out = []
+    for row in map(str, rows):
+        lib, _, at = row.partition("\t")
+        path, _, line = at.rpartition(":")
+        words = call_words(dirs, path, int(line)) if line.isdigit() else None
+        if not words or words[0].startswith("$") or words[0] in names:
+            out.append(lib)
+    return sorted(set(out))
 
 
 def _kept(verdict: Verdict, why: str) -> Verdict:

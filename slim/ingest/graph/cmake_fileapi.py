@@ -447,6 +447,9 @@ class _Builder:
         self.types = {tid: ls[0].target.type for tid, ls in by_id.items()}
         self.edge_map: dict[str, dict[tuple[str, EdgeKind], Location | None]] = {}
         self.inferred: dict[str, set[str]] = {}
+        self.external_at: dict[str, set[str]] = {}
+        """Per target id, before 2.9: `fragment<TAB>file:line` of each library its link
+        line names by path or -l, at the call that put it there (its own or a dep's)."""
         self.by_path: dict[str, set[str]] = {}
         self.by_base: dict[str, set[str]] = {}
         for tid, loaded in by_id.items():
@@ -593,6 +596,8 @@ class _Builder:
             b.set_attr(i, "source_root", self.source_root)
         if external:
             b.set_attr(i, "link_external", tuple(sorted(external)))
+        if self.external_at.get(tid):
+            b.set_attr(i, "link_external_at", tuple(sorted(self.external_at[tid])))
         if visibility:
             b.set_attr(i, "link_visibility", tuple(sorted(visibility)))
         return i
@@ -678,6 +683,9 @@ class _Builder:
                 linked.setdefault(hit, set()).add(_location(t, f.backtrace)[0])
             elif not modern and f.fragment.strip() and not f.fragment.startswith("-Wl,"):
                 external.add(f.fragment.strip())
+                at = _location(t, f.backtrace)[0]
+                if at is not None and at.line is not None:
+                    self.external_at.setdefault(t.id, set()).add(f"{f.fragment.strip()}\t{at}")
         return linked
 
     def classify(self, t: Target, r: DepRef, linked: dict[str, set[Location | None]]) -> EdgeKind:
