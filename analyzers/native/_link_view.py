@@ -22,7 +22,7 @@ from slim.model.facts import Facts
 from slim.model.graph import BUILD_KINDS, BuildGraph, Target
 from slim.model.linkage import LINKING_KINDS, Link, Linkage
 from slim.model.native import ElfFile, LinkInput, LinkMap
-from slim.model.ownership import SO_VERSION, Ownership
+from slim.model.ownership import Ownership, unversioned
 
 ANALYZER = "analyzer:native_symbols"
 NATIVE_KINDS = frozenset(
@@ -138,9 +138,9 @@ def _join_inputs(v: MapView, owner: Owner) -> None:
                 v.shared_owners.add(o)
         elif is_shared(path):
             _unowned_shared(v, path)
-    loaded = {_unversioned(posixpath.basename(p)): p for p, _ in m.loaded}
+    loaded = {unversioned(posixpath.basename(p)): p for p, _ in m.loaded}
     for name in m.shared:  # bfd names it bare, by soname: the loaded file of that name
-        path = loaded.get(_unversioned(name), name) if "/" not in name else name
+        path = loaded.get(unversioned(name), name) if "/" not in name else name
         o = owner(path)
         if o is not None:
             v.shared_owners.add(o)
@@ -164,11 +164,6 @@ def _join_xref(v: MapView, owner: Owner) -> None:
         for r in x.referenced_by:
             if owner(r) != d:
                 v.refs[d].append((x.symbol, r, x.line))
-
-
-def _unversioned(name: str) -> str:
-    v = SO_VERSION.match(name)
-    return name if v is None else v.group(1)
 
 
 def _unowned_shared(v: MapView, path: str) -> None:

@@ -173,12 +173,16 @@ def _drops_used(
     return Verdict("used-transitively", msg, Confidence.HIGH, False, ev, None, link.details)
 
 
-def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Verdict:
+def _drops_unseen(
+    ctx: AnalysisContext, a: int, n: int, verdict: Verdict, calls: list[tuple[str, str | None]]
+) -> Verdict:
     """Kept: the cut also takes out of the root's closure a target whose part of the link
     no map can show (an imported target, a library named by path or `-l`): the program
-    may call into it with nothing else declaring it."""
+    may call into it with nothing else declaring it. `calls`: see `_external_calls`."""
     g = ctx.graph
-    untied = _untied_libraries(ctx, {n, *cut_takes(g, ctx.root, a, n)})
+    leaving = [n, *cut_takes(g, ctx.root, a, n)]
+    names = {str(g.target(x).attrs.get("cmake_name") or label_name(g.labels[x])) for x in leaving}
+    untied = sorted({lib for lib, who in calls if who is None or who in names})
     if untied:
         return _kept(
             verdict,
@@ -186,7 +190,7 @@ def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Ver
             "there by a call of a target the cut takes away (or one slim cannot read): the "
             "program may call into it",
         )
-    unseen = [x for x in [n, *cut_takes(g, ctx.root, a, n)] if _opaque(g.target(x))]
+    unseen = [x for x in leaving if _opaque(g.target(x))]
     if not unseen:
         return verdict
     shown = ", ".join(g.labels[x] for x in unseen[:3])
@@ -204,27 +208,25 @@ def _drops_unseen(ctx: AnalysisContext, a: int, n: int, verdict: Verdict) -> Ver
     )
 
 
-def _untied_libraries(ctx: AnalysisContext, leaving: set[int]) -> list[str]:
-    """Libraries the root's link line names by path or -l (CMake codemodel < 2.9 records
-    them on the linking target, with the call that put each there) whose call is a
-    leaving target's, or cannot be read."""
+def _external_calls(ctx: AnalysisContext) -> list[tuple[str, str | None]]:
+    """(library, the target whose call put it there) of each library the root's link line
+    names by path or -l, as CMake codemodel < 2.9 records them (on the linking target,
+    with the call's line); the target is None when the call cannot be read or names a
+    variable (a function, a macro). Read once per root: each edge's check uses them."""
     rows = ctx.root_target.attrs.get("link_external_at")
     if not isinstance(rows, tuple):
         return []
-    g = ctx.graph
-    names = {str(g.target(x).attrs.get("cmake_name") or label_name(g.labels[x])) for x in leaving}
     dirs = [Path(ctx.options.workspace)] if ctx.options.workspace is not None else []
     root = ctx.root_target.attrs.get("source_root")
     if isinstance(root, str) and root:
         dirs.append(Path(root))
-    out = []
+    out: list[tuple[str, str | None]] = []
     for row in map(str, rows):
         lib, _, at = row.partition("\t")
         path, _, line = at.rpartition(":")
         words = call_words(dirs, path, int(line)) if line.isdigit() else None
-        if not words or words[0].startswith("$") or words[0] in names:
-            out.append(lib)
-    return sorted(set(out))
+        out.append((lib, words[0] if words and not words[0].startswith("$") else None))
+    return out
 
 
 def _kept(verdict: Verdict, why: str) -> Verdict:
@@ -247,6 +249,7 @@ def findings(
 ) -> Iterator[Finding]:
     """One SLIM002 per edge to a library the root's link (`views`, its maps) does not use;
     binaries no link could be tied to (`loose`) count as maybe the root's for hazards."""
+    g = ctx.graph
     objects: dict[int, list[ElfFile]] = defaultdict(list)
     for e in elfs:
         if e.kind == "rel":
@@ -256,9 +259,9 @@ def findings(
     weak_undef: set[str] = set()
     for e in [*root_binaries(ctx, own, elfs, views), *loose]:
         weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
-    g = ctx.graph
     per_edge = EdgeEvidence.load(ctx, own, closure)
     strays = _strays(g, views, closure)
+    calls = _external_calls(ctx)
     for t, edges in _unreferenced_libraries(ctx, views, closure):
         objs = objects.get(t.id, [])
         if not has_code(t):  # what it brings: their initializers and weak symbols count
@@ -274,7 +277,7 @@ def findings(
                     else per_edge.edge_verdict(edge.target, t.id, link)
                 )
                 if verdict.removable:
-                    verdict = _drops_unseen(ctx, edge.target, t.id, verdict)
+                    verdict = _drops_unseen(ctx, edge.target, t.id, verdict, calls)
             yield on_edge(
                 UNREFERENCED,
                 g,

@@ -27,9 +27,13 @@ _BAZEL_OBJS = re.compile(r"^(.*?)/?_objs/([^/]+)/")
 _BAZEL_SOLIB = re.compile(r"^_solib_[^/]+/(?:_U(.+?)___U[^/]*/)?(lib[^/]+)$")
 _BAZEL_UNESCAPE = {"U": "_", "S": "/", "C": ":", "A": "@", "B": "\\"}
 _BUCK_NAME = re.compile(r"^(.*?)/?__([^/]+?)__/")
-#: A shared library's file with a version after `.so` (group 1: without it).
-SO_VERSION = re.compile(r"^(.*\.so)(?:\.\d+)+$")
 _CMAKE_OBJS = re.compile(r"^(.*?)/?CMakeFiles/([^/]+)\.dir/")
+
+
+def unversioned(path: str) -> str:
+    """A shared library's file name or path without the version after `.so`."""
+    return _SO_VERSION.sub(".so", path)
+
 
 _CACHE: WeakKeyDictionary[BuildGraph, Ownership] = WeakKeyDictionary()
 
@@ -47,7 +51,7 @@ def _solib_owner(p: str) -> str | None:
     if imported is not None:
         label = _unescape(imported)
         return label if label is not None and "//" in label else None
-    stem = _SO_VERSION.sub(".so", base)[3:]
+    stem = unversioned(base)[3:]
     for suf in (".so", ".dylib", ".ifso"):
         if stem.endswith(suf):
             path = _unescape(stem[: -len(suf)])
@@ -89,7 +93,7 @@ def _clean(path: str) -> str:
 
 
 def _lib_name(base: str) -> str | None:
-    base = _SO_VERSION.sub(".so", base)
+    base = unversioned(base)
     for suf in _LIB_SUFFIXES:
         if base.endswith(suf):
             stem = base[: -len(suf)]
@@ -135,11 +139,11 @@ class Ownership:
         return self._artifact(_clean(path))
 
     def _registered(self, p: str) -> int | None:
-        """The producer of artifact `p`; a shared library's versioned file
-        (`lib/libx.so.1.0.0`, which links name) is the unversioned one the build lists."""
+        """The producer of artifact `p`; a shared library's versioned file, the one a link
+        names (`lib/libx.so.1.0.0`), is the unversioned one the build lists."""
         hit = self._artifacts.get(p)
-        if hit is None and (v := SO_VERSION.match(p)) is not None:
-            hit = self._artifacts.get(v.group(1))
+        if hit is None and unversioned(p) != p:
+            hit = self._artifacts.get(unversioned(p))
         return hit
 
     def _artifact(self, p: str) -> int | None:
