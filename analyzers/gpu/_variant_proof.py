@@ -8,12 +8,13 @@ that no compile reads a header the variant does not provide.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import posixpath
+from dataclasses import dataclass, field
 
 from slim.model.context import AnalysisContext
 from slim.model.facts import Facts
 from slim.model.findings import Evidence
-from slim.model.graph import BUILD_KINDS
+from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.native import ElfFile, demangle, strip_version
 from slim.model.ownership import Ownership
 
@@ -61,6 +62,7 @@ def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: i
     needed: dict[str, tuple[str, str, str, int]] = {}
     objs: list[ElfFile] = []
     unchecked: list[str] = []
+    initializers = _Initializers()
     for c, facts in _linking(ctx, u):
         views = [m for m in views_of(facts, c, own, g) if m.map.has_cref]
         if not views:
@@ -70,6 +72,7 @@ def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: i
         for sym, row in _needed(views, leaving, own).items():
             needed.setdefault(sym, row)
         objs += [e for e in facts.of(ElfFile) if own.artifact_owner(e.archive or e.path) == w]
+        initializers.check(g, c, views, leaving, facts, own)
     if unchecked:
         shared = "" if unchecked == [ctx.root_label] else f"{g.labels[u]} -> {dep} is shared: "
         return VariantProof(
@@ -93,6 +96,8 @@ def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: i
             f"takes from {dep}",
             evidence=(Evidence(path, f"{sym} referenced by {ref} (--cref)", line or None),),
         )
+    if initializers.lost or initializers.unknown:
+        return initializers.kept(variant)
     archives = sorted({e.archive or e.path for e in objs})
     return VariantProof(
         evidence=(
@@ -104,6 +109,67 @@ def _link_proof(ctx: AnalysisContext, own: Ownership, cut: tuple[int, int], w: i
             ),
         )
     )
+
+
+@dataclass
+class _Initializers:
+    """Objects of what leaves with the cut that the links take in and that run static
+    initializers besides nvcc's fatbin registration (`lost`: object, target, binary), and
+    targets whose linked objects were not given (`unknown`: target, binary). Such an
+    initializer may register into code that stays (a kernel registry): the cut takes that
+    away, and nothing shows the variant does the same."""
+
+    lost: list[tuple[str, str, str]] = field(default_factory=list)
+    unknown: list[tuple[str, str]] = field(default_factory=list)
+
+    def check(
+        self,
+        g: BuildGraph,
+        c: int,
+        views: list[MapView],
+        leaving: set[int],
+        facts: Facts,
+        own: Ownership,
+    ) -> None:
+        by_owner: dict[int, dict[str, ElfFile]] = {}
+        for e in facts.of(ElfFile):
+            o = own.artifact_owner(e.archive or e.path)
+            if o in leaving:
+                by_owner.setdefault(o, {})[e.member or posixpath.basename(e.path)] = e
+        for x in sorted(leaving):
+            given = by_owner.get(x, {})
+            for name in sorted(
+                {
+                    i.member or posixpath.basename(i.file)
+                    for m in views
+                    for i in m.inputs.get(x, ())
+                    if i.linked
+                }
+            ):
+                obj = given.get(name)
+                if obj is None:
+                    self.unknown.append((g.labels[x], g.labels[c]))
+                    break
+                if obj.foreign_initializers:
+                    self.lost.append((obj.path, g.labels[x], g.labels[c]))
+
+    def kept(self, variant: str) -> VariantProof:
+        if self.lost:
+            path, dep, binary = self.lost[0]
+            return VariantProof(
+                f"{path} of {dep}, linked into {binary}, runs static initializers besides "
+                f"nvcc's fatbin registration (a C++ dynamic initializer or a constructor): "
+                f"the cut takes them out of the program, and whether {variant} does what "
+                "they do (a registration into code that stays) is unknown",
+                evidence=(Evidence(path, ".init_array entries besides nvcc's", None, 0),),
+            )
+        dep, binary = self.unknown[0]
+        return VariantProof(
+            f"whether the objects of {dep} linked into {binary} run static initializers "
+            f"the cut takes out of the program is unknown (pass {dep}'s archive or objects "
+            "with --binary)",
+            (f"the archive of {dep} (--binary)",),
+        )
 
 
 def _linking(ctx: AnalysisContext, u: int) -> list[tuple[int, Facts]]:

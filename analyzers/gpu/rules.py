@@ -16,8 +16,10 @@ GPU_KERNELS = Rule(
         "into the GPU-only targets: cut it, or point it at the CPU variant when one exists. "
         "Pointing it there is proposed as removable only when the linker map's cross "
         "references (--cref) and the variant's archive show that it defines every symbol the "
-        "link takes from what the cut removes, and compile evidence shows no compile reads a "
-        "header the variant does not provide."
+        "link takes from what the cut removes, compile evidence shows no compile reads a "
+        "header the variant does not provide, and the GPU target's archive shows that none of "
+        "its linked objects runs a static initializer besides nvcc's fatbin registration (a "
+        "registrar whose registration the cut would take away)."
     ),
 )
 

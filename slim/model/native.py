@@ -212,6 +212,8 @@ class WhyLive:
 
 # -- ELF ------------------------------------------------------------------------------
 
+#: The static constructor nvcc emits in each CUDA object to register its fatbin.
+_CUDA_REGISTRATION = "__sti____cudaRegisterAll"
 BIND_NAMES = {0: "LOCAL", 1: "GLOBAL", 2: "WEAK", 10: "GNU_UNIQUE"}
 TYPE_NAMES = {0: "NOTYPE", 1: "OBJECT", 2: "FUNC", 3: "SECTION", 4: "FILE", 5: "COMMON", 6: "TLS"}
 TYPE_NAMES[10] = "GNU_IFUNC"
@@ -358,6 +360,16 @@ class ElfFile:
     notes: tuple[str, ...] = field(default=())
     build_id: str = ""
     """The GNU build-id (hex), "" without one: a copy under another name has the same."""
+    word: int = 8
+    """Bytes of an address (8 for ELFCLASS64, 4 for ELFCLASS32): an `.init_array` entry."""
+
+    def _init_sections(self) -> list[ElfSection]:
+        return [
+            s
+            for s in self.sections
+            if s.name.startswith((".init_array", ".ctors", ".preinit_array"))
+            or s.type in ("SHT_INIT_ARRAY", "SHT_PREINIT_ARRAY")
+        ]
 
     @property
     def has_static_init(self) -> bool:
@@ -366,14 +378,22 @@ class ElfFile:
         A linked file always has crtbegin's single `frame_dummy` entry; only more counts.
         """
         floor = 8 if self.kind in ("exec", "dyn") else 0
-        return any(
-            s.size > floor
-            and (
-                s.name.startswith((".init_array", ".ctors", ".preinit_array"))
-                or s.type in ("SHT_INIT_ARRAY", "SHT_PREINIT_ARRAY")
-            )
-            for s in self.sections
-        )
+        return any(s.size > floor for s in self._init_sections())
+
+    @property
+    def foreign_initializers(self) -> int:
+        """Static constructor entries other than nvcc's fatbin registration
+        (`__sti____cudaRegisterAll`, one per CUDA translation unit): a C++ dynamic
+        initializer (`_GLOBAL__sub_I_*`) or a `__attribute__((constructor))` function, which
+        may register into code that stays when this object leaves (a kernel registry)."""
+        entries = sum(s.size for s in self._init_sections()) // max(self.word, 1)
+        if self.kind in ("exec", "dyn"):
+            entries -= 1  # crtbegin's frame_dummy
+        if entries <= 0:
+            return 0
+        names = self.symbols.names if self.symbols is not None else []
+        nvcc = sum(1 for n in names if _CUDA_REGISTRATION in n)
+        return max(entries - nvcc, 0)
 
     def _table(self) -> SymbolTable | None:
         if self.kind in ("dyn",) and self.dynamic_symbols is not None:

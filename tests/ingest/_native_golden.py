@@ -41,6 +41,7 @@ def elf_to_canonical(e: ElfFile) -> dict[str, object]:
         "needed": list(e.needed),
         "soname": e.soname,
         "has_static_init": e.has_static_init,
+        "foreign_initializers": e.foreign_initializers,
         "sections": [[s.name, s.type, s.size] for s in e.sections],
         "symbols": _table(e.symbols),
         "dynamic_symbols": _table(e.dynamic_symbols),

@@ -389,6 +389,7 @@ class _Reader:
             archive=archive,
             member=member,
             notes=tuple(self.notes),
+            word=8 if self.is64 else 4,
         )
 
 

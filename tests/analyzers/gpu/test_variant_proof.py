@@ -30,12 +30,13 @@ from slim.model.ownership import Ownership
 MONO = Path(__file__).resolve().parents[3] / "sample_graphs" / "monorepo"
 EXPORTS = MONO / "exports"
 ARCHIVES = EXPORTS / "archives" / "kernels"
+DATA_CUDA = Path(__file__).resolve().parents[2] / "data" / "cuda"
 CPU = RootOptions(cpu_only=True, cpu_only_source="--cpu-only")
 
 
-def _facts(*archives: Path) -> Facts:
+def _facts(*archives: Path, gpu: Path | None = ARCHIVES / "libcuda_kernels.a") -> Facts:
     facts = Facts()
-    for p in (EXPORTS / "bin" / "cpu_server", ARCHIVES / "libcuda_kernels.a", *archives):
+    for p in (EXPORTS / "bin" / "cpu_server", *([gpu] if gpu else []), *archives):
         fmt, loaded = load_evidence(p, "binary")
         facts.extend(loaded)
         facts.inputs.append(InputFile("binary", p.as_posix(), fmt.name))
@@ -132,6 +133,39 @@ def test_a_variant_lacking_a_symbol_the_link_takes_is_kept(tmp_path: Path) -> No
     assert ref.source.endswith("cpu_server.bfd.map")
     assert ref.line
     assert "serving/libmodel_runner.a(model_runner.cc.o)" in ref.detail
+
+
+def test_a_gpu_object_registering_itself_at_start_up_keeps_the_cut(tmp_path: Path) -> None:
+    """The GPU target's linked member also runs a static registrar (a real nvcc object:
+    a .cu with a static object whose constructor registers it, as kernel libraries do):
+    the cut takes that registration out of the program, and nothing shows the variant
+    makes it. The sample's own member, whose only constructor is nvcc's fatbin
+    registration, is proven (first test)."""
+    if shutil.which("ar") is None:
+        pytest.skip("ar is not installed (bash .ci/install-system-tools.sh)")
+    lib = tmp_path / "kernels" / "libcuda_kernels.a"
+    lib.parent.mkdir()
+    member = tmp_path / "cuda_kernels.cu.o"
+    shutil.copy(DATA_CUDA / "registrar.o", member)
+    subprocess.run(["ar", "rcs", str(lib), str(member)], check=True)
+    f = _slim003(_facts(ARCHIVES / "libcpu_kernels.a", gpu=lib))
+    assert not f.removable
+    assert f.kept_because == (
+        f"{lib}(cuda_kernels.cu.o) of //kernels:cuda_kernels, linked into "
+        "//serving:cpu_server, runs static initializers besides nvcc's fatbin registration "
+        "(a C++ dynamic initializer or a constructor): the cut takes them out of the "
+        "program, and whether //kernels:cpu_kernels does what they do (a registration into "
+        "code that stays) is unknown"
+    )
+    assert any(e.detail == ".init_array entries besides nvcc's" for e in f.evidence)
+
+
+def test_without_the_gpu_targets_archive_the_cut_is_not_proposed() -> None:
+    """Its linked member may run a registrar: unknown without the archive."""
+    f = _slim003(_facts(ARCHIVES / "libcpu_kernels.a", gpu=None))
+    assert not f.removable
+    assert "whether the objects of //kernels:cuda_kernels linked into " in f.kept_because
+    assert _missing(f) == ("the archive of //kernels:cuda_kernels (--binary)",)
 
 
 def test_without_compile_evidence_the_cut_is_not_proposed() -> None:

@@ -64,6 +64,23 @@ def test_archive_members_long_names_ctors_and_weak() -> None:
     )
 
 
+def test_initializers_besides_nvccs_fatbin_registration() -> None:
+    """nvcc gives each CUDA object one constructor, the fatbin registration; a static
+    registrar in the same .cu adds a C++ dynamic initializer, and gcc's constructor
+    function in hooks.o is one too (real nvcc 13 and gcc 12 objects)."""
+    cuda = DATA.parent / "cuda"
+    (kern,) = load(cuda / "kern.o")
+    assert kern.has_static_init
+    assert kern.foreign_initializers == 0
+    (registrar,) = load(cuda / "registrar.o")
+    assert registrar.word == 8
+    assert registrar.foreign_initializers == 1
+    hooks, cxx = load(DATA / "libsample.a")
+    assert (hooks.foreign_initializers, cxx.foreign_initializers) == (1, 0)
+    (app,) = load(DATA / "app")  # crtbegin's frame_dummy is no initializer of the code
+    assert app.foreign_initializers == 0
+
+
 def _build(tmp: Path) -> list[Path]:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed: needed to build ELF files")
