@@ -24,12 +24,16 @@ UNREFERENCED = Rule(
 UNUSED_SHARED = Rule(
     code="SLIM004",
     name="unused-shared-lib",
-    summary="A DT_NEEDED shared library provides no symbol the binary uses.",
+    summary="A shared library the binary links provides no symbol the binary uses.",
     help=(
         "Pass the binary and its shared libraries with --binary. A library from which "
         "neither the binary nor another needed library resolves a symbol can be dropped "
         "(or linked with -Wl,--as-needed), once the edge to it is judged as SLIM002 judges "
         "one: compile-time evidence (--compile) shows no header of it read, and every "
-        "binary linking a library's edge was checked."
+        "binary linking a library's edge was checked. Linked with -Wl,--as-needed, the "
+        "linker drops such a library itself: the linker map (--linkmap) shows it was given "
+        "(LOAD), no DT_NEEDED names it, and only the build edge is left; an edge to a "
+        "wrapper that brings nothing else (a CMake INTERFACE library) is the cut. A library "
+        "whose name the binary holds in its data (it may dlopen it) is kept."
     ),
 )

@@ -15,17 +15,27 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from slim.ingest.binary.elf import names_in_data
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Saving
-from slim.model.graph import CODE_KINDS
+from slim.model.graph import CODE_KINDS, Edge
 from slim.model.native import ElfFile
 from slim.model.ownership import Ownership
 
 from ._details import LinkDetails, SharedLibDetails
 from ._edge_verdict import EdgeEvidence
 from ._link_verdict import Verdict
-from ._link_view import ANALYZER, MapView, cut_takes, link_use, root_binaries
+from ._link_view import (
+    ANALYZER,
+    MapView,
+    cut_takes,
+    has_code,
+    is_shared,
+    link_use,
+    root_binaries,
+)
 from .rules import UNUSED_SHARED
+from .slim002_unreferenced import payload
 
 
 @dataclass(frozen=True)
@@ -61,7 +71,8 @@ def findings(
     views: list[MapView],
     closure: set[int],
 ) -> Iterator[Finding]:
-    """SLIM004 for every DT_NEEDED library of the root's binaries that provides nothing."""
+    """SLIM004 for every DT_NEEDED library of the root's binaries that provides nothing,
+    and every shared library of the closure its link was given but dropped (--as-needed)."""
     libs = _shared_libs(elfs)
     judge: list[EdgeEvidence] = []
     for b in sorted(root_binaries(ctx, own, elfs, views), key=lambda e: e.path):
@@ -70,11 +81,70 @@ def findings(
             lib = libs.get(needed)
             if lib is not None and not b.undefined & lib.defined:
                 judge = judge or [EdgeEvidence.load(ctx, own, closure)]
-                yield from _unused(ctx, own, binary, needed, lib, closure, views, judge[0])
+                how = _Need(needed, (Evidence(b.path, f"DT_NEEDED {needed}", None, 0, ANALYZER),))
+                yield from _unused(ctx, own, binary, how, lib, closure, views, judge[0])
+    for v, b, lib, how in _dropped(own, elfs, views, closure):
+        judge = judge or [EdgeEvidence.load(ctx, own, closure)]
+        yield from _unused(ctx, own, _Binary(b, libs), how, lib, closure, [v], judge[0])
 
 
-def _blockers(binary: _Binary, needed: str, lib: ElfFile) -> list[str]:
+@dataclass(frozen=True)
+class _Need:
+    """How the binary came to the library: its DT_NEEDED entry `name`, or (`dropped`) a
+    map's LOAD of it that the link dropped; and the evidence of that."""
+
+    name: str
+    evidence: tuple[Evidence, ...]
+    dropped: bool = False
+
+
+def _dropped(
+    own: Ownership, elfs: list[ElfFile], views: list[MapView], closure: set[int]
+) -> Iterator[tuple[MapView, ElfFile, ElfFile, _Need]]:
+    """(map, binary, library, how) of each shared library of the closure a link was given
+    (its map LOADs it) and dropped: it is none of the binary's DT_NEEDED entries nor of the
+    map's as-needed libraries, and the binary resolves none of its symbols. Only a link
+    tied to exactly one binary is read, and only a library given with --binary (its
+    soname is what DT_NEEDED would name)."""
+    owned: dict[int, dict[str, ElfFile]] = {}
+    for e in elfs:
+        if e.kind == "dyn" and (o := own.artifact_owner(e.path)) is not None:
+            owned.setdefault(o, {}).setdefault(e.soname or posixpath.basename(e.path), e)
+    for v in views:
+        if v.link is None or len(v.link.binaries) != 1:
+            continue
+        (b,) = v.link.binaries
+        kept = set(b.needed) | {posixpath.basename(n) for n in v.map.shared}
+        for o in sorted(v.shared_owners & closure):
+            given = list(owned.get(o, {}).items())
+            loads = [(p, line) for p, line in v.loaded.get(o, ()) if is_shared(p)]
+            if len(given) != 1 or not loads:
+                continue
+            ((name, lib),) = given
+            if name not in kept and not b.undefined & lib.defined:
+                yield v, b, lib, _Need(name, _dropped_evidence(v, b, name, loads[0]), True)
+
+
+def _dropped_evidence(
+    v: MapView, b: ElfFile, name: str, load: tuple[str, int]
+) -> tuple[Evidence, ...]:
+    path, line = load
+    needed = ", ".join(b.needed) or "none"
+    return (
+        Evidence(v.map.path, f"LOAD {path} (given to the linker)", line, None, ANALYZER),
+        Evidence(
+            b.path,
+            f"no DT_NEEDED {name} (the link dropped it: --as-needed); needed: {needed}",
+            None,
+            0,
+            ANALYZER,
+        ),
+    )
+
+
+def _blockers(binary: _Binary, how: _Need, lib: ElfFile) -> list[str]:
     """Why dropping the library may break the program although the binary uses nothing."""
+    needed = how.name
     via = sorted(
         o.path
         for o in binary.given
@@ -83,16 +153,28 @@ def _blockers(binary: _Binary, needed: str, lib: ElfFile) -> list[str]:
     out = []
     if via:
         out.append(f"{', '.join(via)} use(s) it without their own DT_NEEDED")
-    if lib.has_static_init:
+    if lib.has_static_init and not how.dropped:
         out.append("it has static initializers (loading it has effects)")
+    named = names_in_data(binary.elf, _stem(needed), _stem(posixpath.basename(lib.path)))
+    if named:
+        out.append(
+            f"{binary.elf.path} holds the string {named!r} in its data: the program may "
+            "load the library by name (dlopen)"
+        )
     return out
+
+
+def _stem(name: str) -> str:
+    """A shared library's name up to `.so` (`libfoo-2.2` of `libfoo-2.2.so.1`)."""
+    cut = name.find(".so")
+    return name[:cut] if cut > 0 else name
 
 
 def _unused(
     ctx: AnalysisContext,
     own: Ownership,
     binary: _Binary,
-    needed: str,
+    how: _Need,
     lib: ElfFile,
     closure: set[int],
     views: list[MapView],
@@ -104,11 +186,10 @@ def _unused(
     b = binary.elf
     dep = own.artifact_owner(lib.path)
     dep_label = g.labels[dep] if dep is not None else ""
-    edges = (
-        [e for e in g.in_edges(dep, CODE_KINDS) if e.target in closure] if dep is not None else []
-    )
+    edges = _entries(ctx, dep, closure) if dep is not None else []
+    needed = how.name
     ev = (
-        Evidence(b.path, f"DT_NEEDED {needed}", None, 0, ANALYZER),
+        *how.evidence,
         Evidence(
             lib.path,
             f"defines {len(lib.defined)} dynamic symbols; the binary's "
@@ -118,23 +199,22 @@ def _unused(
             ANALYZER,
         ),
     )
-    blockers = _blockers(binary, needed, lib)
+    blockers = _blockers(binary, how, lib)
     used = _used_owners(own, binary)
-    targets: list[int | None] = [*sorted({e.target for e in edges}, key=lambda t: g.labels[t])]
-    for tgt in targets or [None]:
+    pairs: list[tuple[int | None, int | None]] = [
+        *sorted({(e.target, e.dep) for e in edges}, key=lambda p: (g.labels[p[0]], g.labels[p[1]]))
+    ]
+    for tgt, via in pairs or [(None, dep)]:
         also = list(blockers)
-        if tgt is not None and dep is not None:
-            dropped = _dropped_used(ctx, views, used, tgt, dep)
+        via_label = g.labels[via] if via is not None else ""
+        if tgt is not None and via is not None:
+            dropped = _dropped_used(ctx, views, used, (tgt, via), dep)
             if dropped:
                 also.append(
-                    f"cutting {g.labels[tgt]} -> {dep_label} also takes "
+                    f"cutting {g.labels[tgt]} -> {via_label} also takes "
                     f"{', '.join(dropped[:3])} out of the closure, which {b.path} uses"
                 )
-        msg = f"{b.path} needs {needed} but resolves no symbol from it"
-        if also:
-            msg += f"; not safe to drop: {'; '.join(also)}"
-        else:
-            msg += " (drop the dep, or link with -Wl,--as-needed)"
+        msg = _message(b.path, how, via_label if via != dep else "", dep_label, also)
         if binary.not_given:
             msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
         verdict = Verdict(
@@ -146,20 +226,20 @@ def _unused(
             None,
             LinkDetails(0, 0, (), ()),
         )
-        if verdict.removable and tgt is not None and dep is not None:
-            verdict = judge.edge_verdict(tgt, dep, verdict)
+        if verdict.removable and tgt is not None and via is not None:
+            verdict = judge.edge_verdict(tgt, via, verdict)
         removable = verdict.removable
         yield Finding(
             code=UNUSED_SHARED.code,
             name=UNUSED_SHARED.name,
             target=g.labels[tgt] if tgt is not None else ctx.root_label,
-            dep=dep_label,
+            dep=via_label,
             root=ctx.root_label,
             verdict=verdict.verdict,
             message=verdict.message,
             confidence=verdict.confidence,
             removable=removable,
-            attribute="deps" if dep_label else "",
+            attribute="deps" if via_label else "",
             evidence=tuple(verdict.evidence),
             saving=Saving(bytes=lib.size, bytes_basis="size of the shared library")
             if removable
@@ -167,6 +247,46 @@ def _unused(
             details=SharedLibDetails.of(needed, lib.size, verdict.details),
             kept_because=verdict.kept_because,
         )
+
+
+def _message(binary: str, how: _Need, wrapper: str, dep: str, also: list[str]) -> str:
+    """What the finding says: how the binary came to the library, and what blocks the cut."""
+    if how.dropped:
+        msg = (
+            f"{binary} was linked with {how.name} and resolves no symbol from it: the "
+            "linker dropped it (--as-needed), so only the build edge is left"
+        )
+    else:
+        msg = f"{binary} needs {how.name} but resolves no symbol from it"
+    if wrapper:
+        msg += f" ({wrapper} brings it and nothing else: {wrapper} -> {dep})"
+    if also:
+        msg += f"; not safe to drop: {'; '.join(also)}"
+    elif not how.dropped:
+        msg += " (drop the dep, or link with -Wl,--as-needed)"
+    return msg
+
+
+def _entries(ctx: AnalysisContext, dep: int, closure: set[int]) -> list[Edge]:
+    """The edges of the closure into `dep`, an edge from a wrapper that brings nothing
+    else (a CMake INTERFACE library around the shared one, a Bazel `cc_library` of deps
+    alone) replaced by the edges into that wrapper: its own edge is how it wraps, the cut
+    is where code reaches for it."""
+    g = ctx.graph
+    out: list[Edge] = []
+    seen, todo = {dep}, [dep]
+    while todo:
+        n = todo.pop()
+        for e in g.in_edges(n, CODE_KINDS):
+            x = e.target
+            if x not in closure or x in seen:
+                continue
+            if x != ctx.root and not has_code(g.target(x)) and payload(g, x) == [dep]:
+                seen.add(x)
+                todo.append(x)
+            else:
+                out.append(e)
+    return out
 
 
 def _used_owners(own: Ownership, binary: _Binary) -> set[int]:
@@ -179,11 +299,18 @@ def _used_owners(own: Ownership, binary: _Binary) -> set[int]:
 
 
 def _dropped_used(
-    ctx: AnalysisContext, views: list[MapView], used: set[int], a: int, n: int
+    ctx: AnalysisContext,
+    views: list[MapView],
+    used: set[int],
+    cut: tuple[int, int],
+    judged: int | None,
 ) -> list[str]:
     """What cutting `a -> n` takes out of the root's closure that the binary uses (a shared
-    library it resolves symbols from, or code its maps show): `app -> a` with `a` linking
-    `b` PUBLIC, and `app` calling only `b`."""
+    library it resolves symbols from, or code its maps show; not the library `judged`,
+    whose map LOAD is no use): `app -> a` with `a` linking `b` PUBLIC, and `app` calling
+    only `b`."""
     g = ctx.graph
-    lost = cut_takes(g, ctx.root, a, n)
-    return [g.labels[x] for x in lost if x in used or link_use(views, x) is not None]
+    lost = cut_takes(g, ctx.root, *cut)
+    return [
+        g.labels[x] for x in lost if x != judged and (x in used or link_use(views, x) is not None)
+    ]

@@ -495,3 +495,32 @@ def _load_mapped(buf: mmap.mmap, name: str) -> list[object]:
     if not head.startswith(ELF_MAGIC):
         raise InputError(name, "an ELF file (\\x7fELF) or ar archive", repr(head[:4]), offset=0)
     return [_Reader(buf, 0, len(buf), name, name).read()]
+
+
+#: Sections whose bytes a program's string constants live in.
+_DATA_SECTIONS = (".rodata", ".data")
+
+
+def names_in_data(e: ElfFile, *names: str) -> str:
+    """The first of `names` found in the bytes of `e`'s data sections (`.rodata*`,
+    `.data*`: a string a program may `dlopen` by), "" when none is, or a reason when the
+    file can no longer be read (as good as found: the caller keeps what it judges)."""
+    if e.archive or not names:
+        return ""
+    wanted = [n.encode() for n in names if n]
+    try:
+        with open_regular(Path(e.path)) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return ""
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+                for s in e.sections:
+                    if s.type == "SHT_NOBITS" or not s.name.startswith(_DATA_SECTIONS):
+                        continue
+                    start, end = s.offset, min(s.offset + s.size, size)
+                    for w in wanted:
+                        if start < end and buf.find(w, start, end) >= 0:
+                            return w.decode()
+    except (OSError, InputError, ValueError):
+        return f"(unreadable: {e.path})"
+    return ""

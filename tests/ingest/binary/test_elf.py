@@ -81,6 +81,20 @@ def test_initializers_besides_nvccs_fatbin_registration() -> None:
     assert app.foreign_initializers == 0
 
 
+def test_names_in_data_reads_only_the_data_sections(tmp_path: Path) -> None:
+    """A library's name in DT_NEEDED (.dynstr) is not a string of the program; one in
+    .rodata is (what it may dlopen). A file gone since it was read is reported."""
+    (app,) = load(DATA / "app")
+    assert elf.names_in_data(app, "libunused", "libsample") == ""
+    (registrar,) = load(DATA.parent / "cuda" / "registrar.o")
+    assert elf.names_in_data(registrar, "nothing", "registered") == "registered"
+    gone = tmp_path / "app"
+    shutil.copy(DATA / "app", gone)
+    (copy,) = load(gone)
+    gone.unlink()
+    assert elf.names_in_data(copy, "libunused") == f"(unreadable: {gone})"
+
+
 def _build(tmp: Path) -> list[Path]:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed: needed to build ELF files")

@@ -1,0 +1,120 @@
+"""SLIM004 on shared libraries the linker dropped (`-Wl,--as-needed`).
+
+A binary linked with a shared library it takes nothing from has no DT_NEEDED entry for
+it: only the map's LOAD line shows it was given. The build edge is dead all the same
+(the library is built for nothing). `tests/data/src/native_as_needed`: `app` uses core
+only (`app -> extra` is dead), `app4` reaches extra through an INTERFACE wrapper (the
+edge to the wrapper is the cut), `app2` calls extra, `app3` links `plugin` and names it
+in its data (it may `dlopen` it). The truth is checked on the build: both cuts build and
+run; cutting app3's edge builds, and `app3` then fails to load the plugin.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ._cmake_project import build, built, report, run
+
+SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
+LIBS = ("libcore.so", "libextra.so", "libplugin.so")
+
+
+def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
+    src, out, deps = built(cmake, SRC, tmp_path)
+    args = [f"//:{app}", "--graph", str(out), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(out / f"{app}.map"), "--binary", str(out / app)]
+    for lib in LIBS:
+        args += ["--binary", str(out / "lib" / lib)]
+    return report(src, *args, "--config", "/dev/null")
+
+
+def _codemodel_minor(out: Path) -> int:
+    import json
+
+    index = max((out / ".cmake" / "api" / "v1" / "reply").glob("index-*.json"))
+    objects = json.loads(index.read_text())["objects"]
+    return int(next(o["version"]["minor"] for o in objects if o["kind"] == "codemodel"))
+
+
+def test_the_edge_to_a_library_the_link_dropped_is_removable(cmake: str, tmp_path: Path) -> None:
+    (f,) = _slim004(cmake, tmp_path, "app")
+    assert (f["code"], f["target"], f["dep"], f["verdict"]) == (
+        "SLIM004",
+        "//:app",
+        "//lib:extra",
+        "unused",
+    )
+    assert f["removable"], f
+    assert "the linker dropped it (--as-needed)" in str(f["message"])
+    shown = [str(e["detail"]) for e in f["evidence"]]  # type: ignore[union-attr]
+    assert "LOAD lib/libextra.so (given to the linker)" in shown
+    assert any(d.startswith("no DT_NEEDED libextra.so (the link dropped it") for d in shown)
+
+
+def test_the_edge_to_a_wrapper_of_it_is_the_cut(cmake: str, tmp_path: Path) -> None:
+    found = _slim004(cmake, tmp_path, "app4")
+    if _codemodel_minor(tmp_path / "build") >= 9:
+        (f,) = found
+        assert (f["target"], f["dep"], f["removable"]) == ("//:app4", "//lib:extra_iface", True)
+        assert "//lib:extra_iface brings it and nothing else" in str(f["message"])
+    else:  # no INTERFACE library in the reply: the edge through it looks implicit
+        assert found == []
+
+
+def test_a_library_the_binary_calls_is_no_finding(cmake: str, tmp_path: Path) -> None:
+    assert _slim004(cmake, tmp_path, "app2") == []
+
+
+def test_a_library_the_binary_names_in_its_data_is_kept(cmake: str, tmp_path: Path) -> None:
+    (f,) = _slim004(cmake, tmp_path, "app3")
+    assert (f["target"], f["dep"], f["verdict"], f["removable"]) == (
+        "//:app3",
+        "//lib:plugin",
+        "unused-unsafe",
+        False,
+    )
+    assert "holds the string 'libplugin' in its data" in str(f["message"])
+
+
+def _cut(src: Path, line: str, to: str) -> None:
+    path = src / "CMakeLists.txt"
+    text = path.read_text()
+    assert line in text, line
+    path.write_text(text.replace(line, to))
+
+
+def test_truth_both_cuts_build_and_run(cmake: str, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(SRC, src)
+    _cut(
+        src,
+        "target_link_libraries(app PRIVATE core extra)",
+        "target_link_libraries(app PRIVATE core)",
+    )
+    _cut(
+        src,
+        "target_link_libraries(app4 PRIVATE core extra_iface)",
+        "target_link_libraries(app4 PRIVATE core)",
+    )
+    out = tmp_path / "build"
+    build(cmake, src, out)
+    for app in ("app", "app4"):
+        assert run([str(out / app)], out).returncode == 0
+
+
+def test_truth_the_plugin_cut_leaves_app3_without_its_plugin(cmake: str, tmp_path: Path) -> None:
+    """Built alone (`ninja app3`), as a user building one target does."""
+    src = tmp_path / "src"
+    shutil.copytree(SRC, src)
+    for cut in (False, True):
+        if cut:
+            _cut(
+                src,
+                "target_link_libraries(app3 PRIVATE core plugin)",
+                "target_link_libraries(app3 PRIVATE core)",
+            )
+        out = tmp_path / f"build-{cut}"
+        assert run([cmake, "-S", str(src), "-B", str(out), "-G", "Ninja"], src).returncode == 0
+        assert run(["ninja", "-C", str(out), "app3"], src).returncode == 0
+        assert run([str(out / "app3"), "load"], out).returncode == (2 if cut else 0)

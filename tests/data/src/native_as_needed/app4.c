@@ -1,0 +1,2 @@
+#include "core.h"
+int main(void) { return core_fn(-1); }

@@ -1,0 +1,1 @@
+int core_fn(int x) { return x + 1; }

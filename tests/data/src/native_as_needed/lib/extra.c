@@ -1,0 +1,1 @@
+int extra_fn(int x) { return x * 2; }

@@ -1,0 +1,1 @@
+int plugin_fn(int x) { return x - 1; }
