@@ -65,6 +65,13 @@ def built(cmake: str, fixture: Path, tmp: Path) -> tuple[Path, Path, Path]:
     return src, out, ninja_deps(out, tmp / "deps.txt")
 
 
+def codemodel_minor(out: Path) -> int:
+    """The codemodel-v2 minor version of the reply in the build directory `out`."""
+    index = max((out / ".cmake" / "api" / "v1" / "reply").glob("index-*.json"))
+    objects = json.loads(index.read_text())["objects"]
+    return int(next(o["version"]["minor"] for o in objects if o["kind"] == "codemodel"))
+
+
 def cut_breaks(
     cmake: str, fixture: Path, tmp: Path, cmakelists: str, line: str, error: str
 ) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ._cmake_project import build, built, report, run
+from ._cmake_project import build, built, codemodel_minor, report, run
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
 LIBS = ("libcore.so", "libextra.so", "libplugin.so")
@@ -27,14 +27,6 @@ def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
     for lib in LIBS:
         args += ["--binary", str(out / "lib" / lib)]
     return report(src, *args, "--config", "/dev/null")
-
-
-def _codemodel_minor(out: Path) -> int:
-    import json
-
-    index = max((out / ".cmake" / "api" / "v1" / "reply").glob("index-*.json"))
-    objects = json.loads(index.read_text())["objects"]
-    return int(next(o["version"]["minor"] for o in objects if o["kind"] == "codemodel"))
 
 
 def test_the_edge_to_a_library_the_link_dropped_is_removable(cmake: str, tmp_path: Path) -> None:
@@ -54,7 +46,7 @@ def test_the_edge_to_a_library_the_link_dropped_is_removable(cmake: str, tmp_pat
 
 def test_the_edge_to_a_wrapper_of_it_is_the_cut(cmake: str, tmp_path: Path) -> None:
     found = _slim004(cmake, tmp_path, "app4")
-    if _codemodel_minor(tmp_path / "build") >= 9:
+    if codemodel_minor(tmp_path / "build") >= 9:
         (f,) = found
         assert (f["target"], f["dep"], f["removable"]) == ("//:app4", "//lib:extra_iface", True)
         assert "//lib:extra_iface brings it and nothing else" in str(f["message"])

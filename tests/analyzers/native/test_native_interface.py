@@ -11,7 +11,6 @@ together do not link, so one is proposed. The truth is checked on the build.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from slim_analyzers.native.slim002_unreferenced import payload
 
 from slim.model.graph import EdgeKind, GraphBuilder
 
-from ._cmake_project import build, built, cut_breaks, report
+from ._cmake_project import build, built, codemodel_minor, cut_breaks, report
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_interface"
 LIBS = ("libcore_static.a", "libextra_static.a", "liba.a", "libb.a", "libmlib.a")
@@ -39,17 +38,11 @@ def _removable(found: dict[tuple[str, str], dict[str, object]]) -> list[tuple[st
     return sorted(k for k, f in found.items() if f["removable"])
 
 
-def _codemodel_minor(out: Path) -> int:
-    index = max((out / ".cmake" / "api" / "v1" / "reply").glob("index-*.json"))
-    objects = json.loads(index.read_text())["objects"]
-    return int(next(o["version"]["minor"] for o in objects if o["kind"] == "codemodel"))
-
-
 def test_the_edge_to_a_wrapper_whose_code_is_unused_is_removable(
     cmake: str, tmp_path: Path
 ) -> None:
     found = _slim002(cmake, tmp_path, "app")
-    if _codemodel_minor(tmp_path / "build") >= 9:
+    if codemodel_minor(tmp_path / "build") >= 9:
         assert _removable(found) == [("//:app", "//:extra")], found
         assert not [k for k in found if k[1] in ("//:core", "//:core_static")], found
     else:  # no INTERFACE library in the reply: app's edges to what they wrap look implicit
@@ -135,7 +128,7 @@ def test_a_cut_that_takes_a_library_named_by_l_is_kept(cmake: str, tmp_path: Pat
     -lm; before, the reply does not say whose call put it on app5's link line)."""
     (found,) = _slim002(cmake, tmp_path, "app5").values()
     assert (found["target"], found["dep"], found["removable"]) == ("//:app5", "//:mlib", False)
-    if _codemodel_minor(tmp_path / "build") >= 9:
+    if codemodel_minor(tmp_path / "build") >= 9:
         assert "the cut also takes //:mlib (it links m)" in str(found["kept_because"])
     else:  # the -lm is on app5's link line, put there by mlib's target_link_libraries
         assert str(found["kept_because"]).startswith(
