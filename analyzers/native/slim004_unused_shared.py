@@ -225,6 +225,7 @@ def _unused(
             list(ev),
             None,
             LinkDetails(0, 0, (), ()),
+            kept_because="; ".join(also),
         )
         if verdict.removable and tgt is not None and via is not None:
             verdict = judge.edge_verdict(tgt, via, verdict)

@@ -67,6 +67,7 @@ def test_a_library_the_binary_names_in_its_data_is_kept(cmake: str, tmp_path: Pa
         False,
     )
     assert "holds the string 'libplugin' in its data" in str(f["message"])
+    assert "may load the library by name (dlopen)" in str(f["kept_because"])
 
 
 def _cut(src: Path, line: str, to: str) -> None:
