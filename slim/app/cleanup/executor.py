@@ -21,6 +21,7 @@ from slim import __version__
 from slim.app.cleanup import store
 from slim.app.session import Request, Session
 from slim.errors import ConfigError, SlimError, UsageError
+from slim.infra.malloc import keep_large_blocks
 
 if TYPE_CHECKING:
     import sqlite3
@@ -158,7 +159,16 @@ def _stop(pool: Any) -> None:
 
 
 def _remote(job: Job, labels: Sequence[str]) -> list[Result]:
+    """A batch of roots on a Dask worker (started by its nanny with a malloc environment
+    that makes large arrays slow: see `slim.infra.malloc`)."""
+    global _TUNED
+    if not _TUNED:
+        _TUNED = True
+        keep_large_blocks()
     return [analyze_root(job, lab) for lab in labels]
+
+
+_TUNED = False
 
 
 def _run_dask(
