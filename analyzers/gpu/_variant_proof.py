@@ -18,6 +18,7 @@ from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.native import ElfFile, demangle, strip_version
 from slim.model.ownership import Ownership
 
+from ..native._carried_flags import FLAGS_HINT
 from ..native._edge_verdict import COMPILE_HINT, EdgeEvidence, repoint_use
 from ..native._link_view import MapView, cut_loses, links, views_of
 
@@ -218,6 +219,12 @@ def _compile_proof(
         return VariantProof(
             f"{g.labels[u]} -> {dep} hands {g.labels[u]}'s compile {', '.join(use.flags[:5])}, "
             f"which {variant} does not"
+        )
+    if use.flags_unknown is not None:
+        return VariantProof(
+            f"whether {g.labels[u]} -> {dep} hands {g.labels[u]}'s compile definitions or "
+            f"options that {variant} does not is unknown: {use.flags_unknown} ({FLAGS_HINT})",
+            (f"the compile flags {g.labels[u]} -> {dep} hands over",),
         )
     if use.unknown:
         return VariantProof(

@@ -7,6 +7,10 @@ No map or depfile shows such a use: the graph's attributes are the evidence.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+import numpy as np
+
 from slim.model.findings import Confidence, Evidence
 from slim.model.graph import BuildGraph
 
@@ -21,6 +25,35 @@ CARRIED = (
     "exported_lang_preprocessor_flags",
     "exported_platform_preprocessor_flags",
 )
+
+
+FLAGS_HINT = (
+    "pass an export that shows them: the CMake file API reply, Bazel query or cquery "
+    "--output=streamed_jsonproto (or jsonproto, xml, proto), or Buck2 JSON with "
+    "--output-attribute '^exported_(lang_|platform_)?preprocessor_flags$'"
+)
+
+
+def flags_unknown(g: BuildGraph, a: int, n: int, stays: Collection[int] = ()) -> str | None:
+    """Why the compile flags that cutting `a -> n` takes from `a` (what leaves, but for
+    `stays`) cannot be read off the graph, or None when they can: a CMake consumer's come
+    from the file API, which traces them to their lines; any other needs exports that
+    show the flag attributes, and every target that leaves described by one."""
+    if "cmake_type" in g.target(a).attrs:
+        return None
+    if g.flags_unseen:
+        names = ", ".join(g.flags_unseen)
+        return f"the graph export ({names}) shows no compile flags a target hands its dependants"
+    leaving = [x for x in cut_loses(g, a, a, n) if x not in stays]
+    described = g.described(np.asarray(leaving, dtype=np.int64)).tolist() if leaving else []
+    bare = [g.labels[x] for x, known in zip(leaving, described, strict=True) if not known]
+    if bare:
+        more = f", … {len(bare) - 3} more" if len(bare) > 3 else ""
+        return (
+            f"{', '.join(bare[:3])}{more}, which the cut takes away, "
+            f"{'is' if len(bare) == 1 else 'are'} named by an edge but described by no export"
+        )
+    return None
 
 
 def flags_carried(g: BuildGraph, a: int, n: int) -> list[tuple[int, str, tuple[str, ...]]]:

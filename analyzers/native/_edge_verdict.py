@@ -21,7 +21,7 @@ from slim.model.findings import Confidence, Evidence
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
 from slim.model.ownership import Ownership
 
-from ._carried_flags import carried_verdict, flags_carried
+from ._carried_flags import FLAGS_HINT, carried_verdict, flags_carried, flags_unknown
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
@@ -109,6 +109,11 @@ class EdgeEvidence:
                 ANALYZER,
             ),
         ]
+        unseen = flags_unknown(g, a, n)
+        if unseen is not None:
+            return _flags_unknown(
+                g.labels[a], dep, unseen, dataclasses.replace(link, evidence=ev), details
+            )
         carried = flags_carried(g, a, n)
         if carried:
             return carried_verdict(g, ctx.root_label, (a, n), carried, ev, details)
@@ -155,18 +160,7 @@ class EdgeEvidence:
                 f"from outside the workspace and the graph's source directories "
                 f"({', '.join(sorted(foreign)[:3])}): evidence of another tree is not used."
             )
-        return Verdict(
-            "unreferenced",
-            msg,
-            Confidence.MEDIUM,
-            False,
-            link.evidence,
-            None,
-            dataclasses.replace(
-                details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
-            ),
-            kept,
-        )
+        return _missing(msg, kept, missing, link, details)
 
     def _public_edge(self, a: int, n: int) -> str | None:
         """Why a CMake library's edge may carry usage requirements to its dependants
@@ -235,6 +229,34 @@ class EdgeEvidence:
             None,
             details,
         )
+
+
+def _flags_unknown(lib: str, dep: str, why: str, link: Verdict, details: LinkDetails) -> Verdict:
+    """Not removable: neither link nor headers use `dep`, but whether the edge hands the
+    compile definitions or options (which no map or depfile shows) is not known."""
+    kept = (
+        f"whether {lib} -> {dep} hands {lib}'s compile (and its dependants') definitions or "
+        f"options is unknown: {why} ({FLAGS_HINT})"
+    )
+    missing = f"the compile flags {lib} -> {dep} hands over"
+    return _missing(f"{link.message} Not removable: {kept}.", kept, missing, link, details)
+
+
+def _missing(msg: str, kept: str, missing: str, link: Verdict, details: LinkDetails) -> Verdict:
+    """Kept (`unreferenced`, medium): the link takes nothing, but `missing` evidence is
+    needed to say the cut is safe."""
+    return Verdict(
+        "unreferenced",
+        msg,
+        Confidence.MEDIUM,
+        False,
+        link.evidence,
+        None,
+        dataclasses.replace(
+            details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
+        ),
+        kept,
+    )
 
 
 def _use_of_what_leaves(
@@ -353,6 +375,8 @@ class RepointUse:
     unknown: tuple[str, ...]
     flags: tuple[str, ...]
     how: str
+    flags_unknown: str | None = None
+    """Why the flags the edge hands over cannot be read off the graph (`flags_unknown`)."""
 
 
 def repoint_use(ev: EdgeEvidence, a: int, n: int, w: int) -> RepointUse:
@@ -376,6 +400,7 @@ def repoint_use(ev: EdgeEvidence, a: int, n: int, w: int) -> RepointUse:
         tuple(use.unknown),
         tuple(flags),
         use.how,
+        flags_unknown(g, a, n, stays),
     )
 
 

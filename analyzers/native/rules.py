@@ -15,7 +15,9 @@ UNREFERENCED = Rule(
         "--whole-archive), static constructors and weak symbols are never proposed for "
         "removal, nor is an edge whose dependant's compile reads the library's headers or "
         "gets its definitions (CMake usage requirements, Bazel defines, Buck2 exported "
-        "preprocessor flags). Link with -Wl,-Map=app.map,--cref,--gc-sections, pass the "
+        "preprocessor flags); a graph that cannot show those (a ninja or DOT graph, Buck2 "
+        "JSON without the exported flag attributes) never proves a cut. Link with "
+        "-Wl,-Map=app.map,--cref,--gc-sections, pass the "
         "library archives with --binary and the compile's depfiles with --compile for a "
         "certain verdict."
     ),

@@ -114,7 +114,8 @@ FORMATS: tuple[Format, ...] = (
         "slim.ingest.graph.buck2_scan:query",
         "Buck2 cquery/uquery JSON (attributes; plain label lists give nodes only)",
         "buck2 cquery 'deps(//app:app)' --output-attribute '^buck\\.' "
-        "--output-attribute '^(deps|exported_deps|srcs|base_module|labels)$' > graph.json",
+        "--output-attribute '^(deps|exported_deps|srcs|base_module|labels)$' "
+        "--output-attribute '^exported_(lang_|platform_)?preprocessor_flags$' > graph.json",
     ),
     _f(
         "buck2-targets-json",
@@ -368,6 +369,20 @@ def detect(path: Path, evidence: str) -> Format:
     )
 
 
+#: Graph formats whose edges come without the compile flags a target hands its dependants.
+FLAGS_UNSEEN = frozenset(
+    {"ninja-graph", "cmake-graphviz", "buck2-dot", "bazel-graph", "bazel-label-kind"}
+)
+#: Graph formats that show those flags only when the query asked for the attributes.
+FLAGS_IF_ASKED = frozenset({"buck2-query-json", "buck2-targets-json"})
+
+
+def flags_unseen(fmt: str, flag_attributes_seen: bool) -> bool:
+    """Whether an export of format `fmt` leaves unseen the compile flags its targets hand
+    their dependants (`BuildGraph.flags_unseen`)."""
+    return fmt in FLAGS_UNSEEN or (fmt in FLAGS_IF_ASKED and not flag_attributes_seen)
+
+
 def load_graph(
     paths: Sequence[Path], fmt: str | None = None, builder: GraphBuilder | None = None
 ) -> BuildGraph:
@@ -384,8 +399,11 @@ def load_graph(
             f = find_format(fmt) if fmt else detect(p, "graph")
             if len(paths) > 1:
                 b.described = set()
+            flags_before = b.flag_attributes_seen
             f.load(p, b)
             b.formats.append(f.name)
+            if flags_unseen(f.name, b.flag_attributes_seen > flags_before):
+                b.flags_unseen.append(f.name)
             if b.described is not None:
                 _check_lines_up(b, p, earlier, b.described)
                 earlier.update(dict.fromkeys(sorted(b.described)))

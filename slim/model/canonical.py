@@ -42,6 +42,7 @@ def graph_to_canonical(graph: BuildGraph) -> dict[str, Any]:
         )
     return {
         "formats": list(graph.formats),
+        **({"flags_unseen": list(graph.flags_unseen)} if graph.flags_unseen else {}),
         "notes": sorted(graph.notes),
         "targets": targets,
         "artifacts": {p: labels[t] for p, t in sorted(graph.artifacts.items())},

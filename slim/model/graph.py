@@ -305,6 +305,12 @@ class GraphBuilder:
     _artifacts: dict[str, int] = field(default_factory=dict)
     _configurations: dict[int, set[str]] = field(default_factory=dict)
     formats: list[str] = field(default_factory=list)
+    flags_unseen: list[str] = field(default_factory=list)
+    """The exports given whose targets do not show the compile flags they hand their
+    dependants (see `BuildGraph.flags_unseen`)."""
+    flag_attributes_seen: int = 0
+    """Targets described with their exported-flag attributes, empty or not (a Buck2 export
+    shows them only when the query asked for them: none seen means not asked)."""
     notes: list[str] = field(default_factory=list)
     described: set[int] | None = None
     """When a set: the targets `add_target` describes (what one export describes)."""
@@ -920,6 +926,8 @@ class GraphBuilder:
             self._dst.frombytes(dst.tobytes())
             self._ekind.frombytes(other._ekind.tobytes())
         self.formats.extend(other.formats)
+        self.flags_unseen.extend(other.flags_unseen)
+        self.flag_attributes_seen += other.flag_attributes_seen
         self.notes.extend(other.notes)
         return PartIds(ids, pids)
 
@@ -1053,6 +1061,7 @@ class GraphBuilder:
             edge_locations=edge_locs,
             artifacts={p: t for p, t in artifacts.items() if t >= 0},
             formats=tuple(dict.fromkeys(self.formats)),
+            flags_unseen=tuple(dict.fromkeys(self.flags_unseen)),
             notes=tuple(dict.fromkeys(self.notes)),
             data_files=data_files,
         )
@@ -1261,6 +1270,7 @@ class BuildGraph:
         notes: tuple[str, ...] = (),
         indptr: NDArray[np.int64] | None = None,
         data_files: Mapping[int, tuple[str, ...]] | None = None,
+        flags_unseen: tuple[str, ...] = (),
     ) -> None:
         self.labels = labels
         self.kinds = kinds
@@ -1275,6 +1285,11 @@ class BuildGraph:
         self.edge_locations = edge_locations
         self.artifacts = artifacts
         self.formats = formats
+        self.flags_unseen = flags_unseen
+        """The exports given (format names) whose targets do not show the compile flags
+        they hand their dependants (Bazel `defines`, Buck2 exported preprocessor flags,
+        CMake usage requirements): a ninja graph, a DOT graph, Buck2 JSON without those
+        attributes. Their absence there is not evidence that an edge hands over none."""
         self.notes = notes
         #: Target -> the plain files its `data` attribute names (not nodes of the graph).
         self.data_files: Mapping[int, tuple[str, ...]] = data_files or {}

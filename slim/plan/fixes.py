@@ -134,6 +134,27 @@ def shared_line_fix(a: Action, location: Location, others: list[str], safe: bool
     )
 
 
+def by_hand_fix(a: Remove | Move | Replace, safe: bool = True) -> Fix:
+    """A graph with no BUILD, BUCK or CMake file to edit (a ninja graph: meson, GN, a
+    generator of its own): what to change, said in words."""
+    if isinstance(a, Replace):
+        change = f"depend on {a.with_dep} instead of {a.dep}"
+    elif isinstance(a, Move):
+        change = f"keep {a.dep} at run time only"
+    else:
+        change = f"stop depending on {a.dep}"
+    return Fix(
+        action=a,
+        kind="text",
+        command=(
+            f"in the build description that generates {a.target}, {change} "
+            "(the graph names no build file to edit)"
+        ),
+        description=_description(a),
+        safe=safe,
+    )
+
+
 def text_fix(a: DropArchs) -> Fix:
     return Fix(
         action=a,
@@ -176,6 +197,8 @@ def write(
     if is_cmake_graph(graph) and not has_build_files(graph):
         loc = cmake_loc or edge_location(graph, a.target, a.dep)
         return (_cmake_or_shared(graph, a, loc, declared or loc, safe),)
+    if graph.formats and not has_build_files(graph) and cmake_loc is None:
+        return (by_hand_fix(a, safe),)
     primary = buildozer_fix(a, safe)
     if cmake_loc is not None:
         return (primary, _cmake_or_shared(graph, a, cmake_loc, declared, safe))

@@ -38,3 +38,17 @@ def test_a_call_of_one_target_is_edited_at_the_line_naming_the_dep() -> None:
     (fix,) = write(_graph("//:hello"), Remove("//:hello", "//:util"), dep_line=DEP_LINE)
     assert fix.kind == "cmake"
     assert fix.command == "CMakeLists.txt:13: in target_link_libraries(hello …) remove util"
+
+
+def test_a_graph_without_build_files_gets_no_buildozer_command() -> None:
+    """A ninja graph (meson, GN) names no BUILD, BUCK or CMake file: buildozer could not
+    run there, so the fix says what to change in words."""
+    b = GraphBuilder()
+    b.formats.append("ninja-graph")
+    b.add_edge(b.add_target("//app:app", "executable"), b.intern("//foo:libfoo.a"), EdgeKind.DEPS)
+    (fix,) = write(b.build(), Remove("//app:app", "//foo:libfoo.a"))
+    assert fix.kind == "text"
+    assert fix.command == (
+        "in the build description that generates //app:app, stop depending on "
+        "//foo:libfoo.a (the graph names no build file to edit)"
+    )

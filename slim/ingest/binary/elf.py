@@ -440,12 +440,28 @@ def _archive(buf: mmap.mmap | bytes, path: str, thin: bool) -> list[ElfFile]:
         if is_member and not thin and bytes(buf[data : data + 4]) == ELF_MAGIC:
             display = f"{path}({name})"
             out.append(_Reader(buf, data, size, display, path).read(path, name))
+        elif is_member and thin:
+            out.extend(_thin_member(path, name, pos))
         elif raw_name in (b"/", b"/SYM64/"):
             notes.extend(_symbol_map_note(buf, data, size, raw_name == b"/SYM64/"))
         pos = data + stored + ((data + stored) & 1)
     if notes:
         out = [dataclasses.replace(e, notes=(*e.notes, *notes)) for e in out]
     return out
+
+
+def _thin_member(archive: str, name: str, at: int) -> list[ElfFile]:
+    """A thin archive's member: the object file it names, relative to the archive's
+    directory as the linker reads it (meson's static libraries are thin). A member that
+    is not an ELF file is skipped, as in a plain archive; a missing one is an error."""
+    member = os.path.join(os.path.dirname(archive), name)
+    if not os.path.lexists(member):
+        raise InputError(archive, f"thin archive member file {member}", "no such file", offset=at)
+    with open_regular(member) as f:
+        if os.fstat(f.fileno()).st_size < len(ELF_MAGIC) or f.read(4) != ELF_MAGIC:
+            return []
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            return [_Reader(buf, 0, len(buf), f"{archive}({name})", archive).read(archive, name)]
 
 
 def _symbol_map_note(buf: mmap.mmap | bytes, data: int, size: int, wide: bool) -> list[str]:

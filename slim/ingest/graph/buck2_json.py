@@ -188,6 +188,8 @@ def add_node(
     label = normalize_label(raw_label)
     at = (*where, label)
     typed, srcs, tags, kept = _edges(attrs, label_package(label), at)
+    if not KEPT_FLAGS.isdisjoint(attrs):
+        b.flag_attributes_seen += 1
     rule_type = _typed_attr(attrs, "buck.type", at)
     i = b.add_target(
         label,

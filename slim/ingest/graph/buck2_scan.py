@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 
 from slim.errors import InputError
+from slim.ingest import flags_unseen
 from slim.ingest._io import GZIP_MAGIC
 from slim.ingest.graph import buck2_json
 from slim.model.graph import GraphBuilder
@@ -358,6 +359,8 @@ class _Closure:
         if b.has_srcs_only_unknowns():
             return None
         b.formats.append(FORMAT)
+        if flags_unseen(FORMAT, b.flag_attributes_seen > 0):
+            b.flags_unseen.append(FORMAT)
         graph = b.build()
         graph.closure_of = tuple(normalize_label(r) for r in roots)
         return graph

@@ -335,6 +335,28 @@ def test_binary_copy_is_tied_by_build_id_and_a_stranger_is_reported(project: Bui
     assert any("apps/app1 not tied to any link" in n for n in stranger.notes), stranger.notes
 
 
+# -- compile flags an edge hands over: only some exports show them ----------------------
+@pytest.mark.parametrize("graph", ["ninja", "both"])
+def test_repro_ninja_graph_alone_never_proves_a_cut(any_project: Build, graph: str) -> None:
+    """A ninja graph has no usage requirements: the edge may hand the compile definitions
+    (meson's `declare_dependency(compile_args:)`) that no map or depfile shows. With the
+    CMake reply beside it, the CMake consumer's flags are traced and the cut stands."""
+    project = any_project
+    graphs = (project.ninja_graph,) if graph == "ninja" else (project.reply, project.ninja_graph)
+    found = _findings(_report(project, ("//apps:app2",), graphs=graphs))
+    half = {k[2]: f for k, f in found.items() if k[1] == "//apps:app2" and "half" in k[2]}
+    assert len(half) == 1, sorted(found)
+    (f,) = half.values()
+    if graph == "ninja":
+        assert not f.removable, f.message
+        assert "hands //apps:app2's compile" in f.kept_because, f.kept_because
+        assert "(ninja-graph)" in f.kept_because, f.kept_because
+        missing = getattr(f.details, "missing_evidence", ())
+        assert any("compile flags" in m for m in missing), f.details
+    else:
+        assert f.removable, f.message
+
+
 # -- headers owned through an include directory (ggml's include/ layout) -----------------
 @pytest.mark.parametrize("graph", ["cmake", "ninja", "both"])
 def test_repro_header_under_a_shared_include_dir_is_a_use(any_project: Build, graph: str) -> None:

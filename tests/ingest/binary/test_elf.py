@@ -195,6 +195,32 @@ def test_archive_with_non_elf_member_is_skipped(tmp_path: Path) -> None:
     assert elf.load(p) == []
 
 
+def test_thin_archive_members_are_read_from_their_files(tmp_path: Path) -> None:
+    """meson's static libraries are thin archives: they name their members' files
+    (relative to the archive's directory), which the linker reads, and so does slim. A
+    member file gone is an error at that member's header."""
+    if shutil.which("ar") is None:
+        pytest.skip("binutils' ar not installed: needed to make a thin archive")
+    (tmp_path / "lib.p").mkdir()
+    shutil.copy(DATA / "hooks.o", tmp_path / "lib.p" / "hooks.o")
+    subprocess.run(["ar", "rcT", "libhooks.a", "lib.p/hooks.o"], cwd=tmp_path, check=True)
+    archive = tmp_path / "libhooks.a"
+    assert archive.read_bytes().startswith(b"!<thin>\n")
+    (member,) = load(archive)
+    (direct,) = load(DATA / "hooks.o")
+    assert member.path == f"{archive}(lib.p/hooks.o)"
+    assert (member.defined, member.weak_defined, member.has_static_init) == (
+        direct.defined,
+        direct.weak_defined,
+        direct.has_static_init,
+    )
+    (tmp_path / "lib.p" / "hooks.o").unlink()
+    with pytest.raises(InputError) as err:
+        elf.load(archive)
+    assert str(err.value).startswith(f"{archive}:byte ")
+    assert "expected thin archive member file" in str(err.value)
+
+
 @settings(
     deadline=None, max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -257,3 +257,28 @@ def test_exported_preprocessor_flags_are_kept_with_every_select_branch(tmp_path:
         "exported_lang_preprocessor_flags": ("-DCXX_ONLY",),
     }
     assert g.target(g.ids["root//l:plain"]).attrs == {}
+
+
+@pytest.mark.parametrize("asked", [True, False])
+def test_an_export_without_the_flag_attributes_says_its_flags_are_unseen(
+    tmp_path: Path, asked: bool
+) -> None:
+    """Buck2 prints an attribute only when `--output-attribute` asked for it (then on every
+    target of a rule that has it, `[]` when empty): an export where no target shows
+    `exported_*preprocessor_flags` cannot tell that an edge hands over none. The closure
+    route decides as the whole parse does."""
+    from slim.ingest.graph import buck2_scan
+
+    flags: dict[str, list[str]] = {"exported_preprocessor_flags": []} if asked else {}
+    doc = {
+        "root//app:app": {"buck.type": "prelude//rules.bzl:cxx_binary",
+                          "deps": ["root//l:plain"]},
+        "root//l:plain": {"buck.type": "prelude//rules.bzl:cxx_library", **flags},
+    }  # fmt: skip
+    path = tmp_path / "cquery.json"
+    path.write_text(json.dumps(doc, indent=2))  # as buck2 prints it
+    unseen = () if asked else ("buck2-query-json",)
+    assert load_graph([path]).flags_unseen == unseen
+    closure = buck2_scan.load_closure(path, ["root//app:app"])
+    assert closure is not None
+    assert closure.flags_unseen == unseen
