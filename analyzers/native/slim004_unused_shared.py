@@ -15,11 +15,11 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from slim.ingest.binary.elf import names_in_data
+from slim.ingest.binary.elf import names_in_data, whole_strings_in_data
 from slim.model.context import AnalysisContext
 from slim.model.findings import Confidence, Evidence, Finding, Saving
 from slim.model.graph import CODE_KINDS, Edge
-from slim.model.native import ElfFile
+from slim.model.native import ElfFile, strip_version
 from slim.model.ownership import Ownership
 
 from ._details import LinkDetails, SharedLibDetails
@@ -36,6 +36,9 @@ from ._link_view import (
 )
 from .rules import UNUSED_SHARED
 from .slim002_unreferenced import payload
+
+#: What a program looks a symbol up by name with.
+_LOOKUPS = frozenset({"dlsym", "dlvsym"})
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,22 @@ def _blockers(binary: _Binary, how: _Need, lib: ElfFile) -> list[str]:
             f"{binary.elf.path} holds the string {named!r} in its data: the program may "
             "load the library by name (dlopen)"
         )
+    looked_up = _looked_up(binary.elf, lib) if not how.dropped else ""
+    if looked_up:
+        out.append(
+            f"{binary.elf.path} calls dlsym and holds the string {looked_up!r}, a symbol "
+            "the library defines, in its data: the program may look it up by name"
+        )
     return out
+
+
+def _looked_up(b: ElfFile, lib: ElfFile) -> str:
+    """A symbol of `lib` that `b`, which imports `dlsym`, holds as a string (what
+    `dlsym(RTLD_DEFAULT, "name")` finds in a loaded library); "" when none or no dlsym. A
+    library the link dropped is never loaded: nothing to look up there."""
+    if not _LOOKUPS & {strip_version(s) for s in b.undefined}:
+        return ""
+    return whole_strings_in_data(b, lib.defined)
 
 
 def _stem(name: str) -> str:

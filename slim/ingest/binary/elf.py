@@ -14,6 +14,7 @@ import dataclasses
 import mmap
 import os
 import struct
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -521,9 +522,38 @@ def names_in_data(e: ElfFile, *names: str) -> str:
     """The first of `names` found in the bytes of `e`'s data sections (`.rodata*`,
     `.data*`: a string a program may `dlopen` by), "" when none is, or a reason when the
     file can no longer be read (as good as found: the caller keeps what it judges)."""
-    if e.archive or not names:
-        return ""
     wanted = [n.encode() for n in names if n]
+
+    def first(buf: mmap.mmap, start: int, end: int) -> str:
+        return next((w.decode() for w in wanted if buf.find(w, start, end) >= 0), "")
+
+    return _scan_data(e, first) if wanted else ""
+
+
+def whole_strings_in_data(e: ElfFile, names: Collection[str]) -> str:
+    """The first (in sorted order) of `names` that `e`'s data sections hold as a whole C
+    string (a symbol a program may look up with `dlsym`), "" when none is, or a reason
+    when the file cannot be read or its data is too large to scan (as good as found)."""
+    wanted = {n.encode() for n in names if n}
+
+    def first(buf: mmap.mmap, start: int, end: int) -> str:
+        if end - start > MAX_SCANNED_DATA:
+            return f"(data of {e.path} too large to scan: {end - start} bytes)"
+        held = wanted.intersection(buf[start:end].split(b"\0"))
+        return min(held).decode("utf-8", "replace") if held else ""
+
+    return _scan_data(e, first) if wanted else ""
+
+
+#: Bytes of one data section `whole_strings_in_data` splits into strings at most.
+MAX_SCANNED_DATA = 256 << 20
+
+
+def _scan_data(e: ElfFile, scan: Callable[[mmap.mmap, int, int], str]) -> str:
+    """The first non-empty answer of `scan` over `e`'s data sections (file offsets of a
+    mapped copy), or a reason when the file can no longer be read."""
+    if e.archive:
+        return ""
     try:
         with open_regular(Path(e.path)) as f:
             size = os.fstat(f.fileno()).st_size
@@ -534,9 +564,9 @@ def names_in_data(e: ElfFile, *names: str) -> str:
                     if s.type == "SHT_NOBITS" or not s.name.startswith(_DATA_SECTIONS):
                         continue
                     start, end = s.offset, min(s.offset + s.size, size)
-                    for w in wanted:
-                        if start < end and buf.find(w, start, end) >= 0:
-                            return w.decode()
+                    found = scan(buf, start, end) if start < end else ""
+                    if found:
+                        return found
     except (OSError, InputError, ValueError):
         return f"(unreadable: {e.path})"
     return ""

@@ -5,8 +5,10 @@ it: only the map's LOAD line shows it was given. The build edge is dead all the 
 (the library is built for nothing). `tests/data/src/native_as_needed`: `app` uses core
 only (`app -> extra` is dead), `app4` reaches extra through an INTERFACE wrapper (the
 edge to the wrapper is the cut), `app2` calls extra, `app3` links `plugin` and names it
-in its data (it may `dlopen` it). The truth is checked on the build: both cuts build and
-run; cutting app3's edge builds, and `app3` then fails to load the plugin.
+in its data (it may `dlopen` it), `app5` needs `hooks` (DT_NEEDED) for the `dlsym` of
+`hook_fn` alone. The truth is checked on the build: both cuts build and run; cutting
+app3's edge builds, and `app3` then fails to load the plugin; cutting app5's builds, and
+`app5` no longer finds `hook_fn`.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from ._cmake_project import build, built, codemodel_minor, report, run
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
-LIBS = ("libcore.so", "libextra.so", "libplugin.so")
+LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so")
 
 
 def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
@@ -58,16 +62,25 @@ def test_a_library_the_binary_calls_is_no_finding(cmake: str, tmp_path: Path) ->
     assert _slim004(cmake, tmp_path, "app2") == []
 
 
-def test_a_library_the_binary_names_in_its_data_is_kept(cmake: str, tmp_path: Path) -> None:
-    (f,) = _slim004(cmake, tmp_path, "app3")
+@pytest.mark.parametrize(
+    ("app", "dep", "why"),
+    [
+        ("app3", "//lib:plugin", "holds the string 'libplugin' in its data: the program may load"),
+        ("app5", "//lib:hooks", "calls dlsym and holds the string 'hook_fn', a symbol the"),
+    ],
+)
+def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
+    cmake: str, tmp_path: Path, app: str, dep: str, why: str
+) -> None:
+    """app3 names the plugin (dlopen), app5 a symbol of hooks (dlsym)."""
+    (f,) = _slim004(cmake, tmp_path, app)
     assert (f["target"], f["dep"], f["verdict"], f["removable"]) == (
-        "//:app3",
-        "//lib:plugin",
+        f"//:{app}",
+        dep,
         "unused-unsafe",
         False,
     )
-    assert "holds the string 'libplugin' in its data" in str(f["message"])
-    assert "may load the library by name (dlopen)" in str(f["kept_because"])
+    assert why in str(f["kept_because"])
 
 
 def _cut(src: Path, line: str, to: str) -> None:
@@ -96,18 +109,23 @@ def test_truth_both_cuts_build_and_run(cmake: str, tmp_path: Path) -> None:
         assert run([str(out / app)], out).returncode == 0
 
 
-def test_truth_the_plugin_cut_leaves_app3_without_its_plugin(cmake: str, tmp_path: Path) -> None:
-    """Built alone (`ninja app3`), as a user building one target does."""
+@pytest.mark.parametrize(
+    ("app", "argv", "broken"),
+    [("app3", ["load"], 2), ("app5", [], 3)],
+)
+def test_truth_the_kept_cuts_build_and_break_the_program(
+    cmake: str, tmp_path: Path, app: str, argv: list[str], broken: int
+) -> None:
+    """Built alone (`ninja APP`), as a user building one target does: without its edge,
+    app3 fails to load the plugin (exit 2) and app5 finds no `hook_fn` (exit 3)."""
     src = tmp_path / "src"
     shutil.copytree(SRC, src)
+    line = next(x for x in (SRC / "CMakeLists.txt").read_text().splitlines()
+                if x.startswith(f"target_link_libraries({app} "))  # fmt: skip
     for cut in (False, True):
         if cut:
-            _cut(
-                src,
-                "target_link_libraries(app3 PRIVATE core plugin)",
-                "target_link_libraries(app3 PRIVATE core)",
-            )
+            _cut(src, line, line.rsplit(" ", 1)[0] + ")")
         out = tmp_path / f"build-{cut}"
         assert run([cmake, "-S", str(src), "-B", str(out), "-G", "Ninja"], src).returncode == 0
-        assert run(["ninja", "-C", str(out), "app3"], src).returncode == 0
-        assert run([str(out / "app3"), "load"], out).returncode == (2 if cut else 0)
+        assert run(["ninja", "-C", str(out), app], src).returncode == 0
+        assert run([str(out / app), *argv], out).returncode == (broken if cut else 0)

@@ -95,6 +95,15 @@ def test_names_in_data_reads_only_the_data_sections(tmp_path: Path) -> None:
     assert elf.names_in_data(copy, "libunused") == f"(unreadable: {gone})"
 
 
+def test_whole_strings_in_data_are_whole_c_strings() -> None:
+    """What `dlsym(handle, "name")` could be given: a string of the data sections from NUL
+    to NUL (nvcc's registrar.o holds `_Z5scalePf`, `scale` and `registered %s\\n`)."""
+    (registrar,) = load(DATA.parent / "cuda" / "registrar.o")
+    assert elf.whole_strings_in_data(registrar, {"scale", "_Z5scalePf", "nothing"}) == "_Z5scalePf"
+    assert elf.whole_strings_in_data(registrar, {"scale"}) == "scale"
+    assert elf.whole_strings_in_data(registrar, {"registered", "scal", "cale"}) == ""
+
+
 def _build(tmp: Path) -> list[Path]:
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed: needed to build ELF files")

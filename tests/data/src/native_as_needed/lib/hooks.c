@@ -1,0 +1,1 @@
+int hook_fn(int x) { return x - 1; }
