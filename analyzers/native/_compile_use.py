@@ -32,6 +32,8 @@ C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m",
 C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
 _INCLUDE = re.compile(r'^\s*#\s*(?:include|import|include_next)\s*([<"])([^>"]+)[>"]')
 _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
+#: `__has_include(<x.h>)`: a probe, which compiler depfiles do not list.
+_PROBE = re.compile(r'__has_include(?:_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -119,6 +121,8 @@ class HeaderUse:
     header: str
     source: str
     evidence: Evidence
+    probe: bool = False
+    """Only probed (`__has_include`), not included: no depfile lists such a read."""
 
 
 @dataclass
@@ -128,6 +132,8 @@ class TargetCompile:
     how: str  # "depfile", "ninja -t deps", "static #include scan"
     headers: list[HeaderUse] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)  # includes a scan could not resolve
+    sources: list[str] = field(default_factory=list)
+    """The files compiled (workspace-relative where they can be)."""
 
     @property
     def exact(self) -> bool:
@@ -176,6 +182,7 @@ class CompileIndex:
             graph, self.declared_dirs, self._exact_readers, self._exported_at
         )
         self._scan_cache: dict[str, tuple[list[tuple[str, int, str, str]], bool]] = {}
+        self._probes: dict[int, list[HeaderUse]] = {}
 
     def _ninja_attrs(self) -> None:
         """Headers a `ninja -t deps` graph input recorded per target."""
@@ -262,6 +269,7 @@ class CompileIndex:
             self.foreign.append(o.output)
             return t
         tc = self.by_target.setdefault(t, TargetCompile(how))
+        tc.sources.append(src or o.source)
         for h in o.headers:
             rel = self.rel(h)
             if rel is not None:
@@ -315,13 +323,14 @@ class CompileIndex:
                 continue
             done.add(f)
             rows, _ = self._includes(f)
-            for line, kind, name, text in rows:
+            for line, row_kind, name, text in rows:
+                kind = row_kind.removeprefix("probe")
                 if kind == "macro":
                     tc.unresolved.append(f"{f}:{line}: {text.strip()} (computed include)")
                     continue
                 found = self._resolve(f, kind, name, dirs)
                 if found is None:
-                    if kind == '"':
+                    if kind == '"' and row_kind == kind:  # (a probe may find nothing)
                         tc.unresolved.append(f"{f}:{line}: {text.strip()}")
                     continue
                 tc.headers.append(
@@ -347,11 +356,37 @@ class CompileIndex:
                 if m is not None:
                     rows.append((n, m.group(1), m.group(2), line))
                     continue
+                rows.extend((n, f"probe{p[0]}", p[1], line) for p in _PROBE.findall(line))
                 m2 = _MACRO_INCLUDE.match(line)
                 if m2 is not None:
                     rows.append((n, "macro", m2.group(1), line))
         out = (rows, ok)
         self._scan_cache[f] = out  # type: ignore[assignment]
+        return out
+
+    def probes(self, t: int, tc: TargetCompile) -> list[HeaderUse]:
+        """The headers `t`'s compile only probes (`__has_include`) in the workspace files
+        it reads, resolved as its includes are (none without a workspace, or when `tc`
+        is a scan, which counts them as includes already)."""
+        if self.workspace is None or not tc.exact:
+            return []
+        hit = self._probes.get(t)
+        if hit is None:
+            hit = self._probes[t] = self._probed(t, tc)
+        return hit
+
+    def _probed(self, t: int, tc: TargetCompile) -> list[HeaderUse]:
+        read = [*tc.sources, *(h.header for h in tc.headers)]
+        files = dict.fromkeys(f for f in read if not posixpath.isabs(f))
+        dirs = self._include_dirs(t)
+        out = []
+        for f in list(files)[:MAX_SCAN_FILES]:
+            for line, kind, name, text in self._includes(f)[0]:
+                if kind.startswith("probe"):
+                    found = self._resolve(f, kind.removeprefix("probe"), name, dirs)
+                    if found is not None:
+                        ev = Evidence(f, text.strip(), line, None, ANALYZER)
+                        out.append(HeaderUse(found, f, ev, probe=True))
         return out
 
     def _resolve(self, f: str, kind: str, name: str, dirs: list[str]) -> str | None:

@@ -488,9 +488,11 @@ def _header_uses(
     kept = ev.propagation.kept(u, cut) | instead
     out = []
     stray: list[str] = []
-    for h in tc.headers:
+    for h in [*tc.headers, *ev.compile.probes(u, tc)]:
         prov = owners.providers(h.header)
         from_n = prov.targets & brought if prov is not None else frozenset()
+        if h.probe and not from_n:
+            continue  # what no target known to leave provides answers the probe as before
         if prov is None or (prov.guessed and not from_n):
             stray.append(f"{h.source} reads {h.header}")
             continue
@@ -513,7 +515,7 @@ def _header_row(
 ) -> str:
     a, n = cut
     via = sorted(labels[o] for o in owners)
-    what = f"{h.source} includes {h.header}"
+    what = f"{h.source} {'probes (__has_include)' if h.probe else 'includes'} {h.header}"
     if via != [labels[n]]:
         what += f" (provided by {', '.join(via)}: {rule})"
     if u != a:

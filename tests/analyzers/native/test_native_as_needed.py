@@ -6,9 +6,11 @@ it: only the map's LOAD line shows it was given. The build edge is dead all the 
 only (`app -> extra` is dead), `app4` reaches extra through an INTERFACE wrapper (the
 edge to the wrapper is the cut), `app2` calls extra, `app3` links `plugin` and names it
 in its data (it may `dlopen` it), `app5` needs `hooks` (DT_NEEDED) for the `dlsym` of
-`hook_fn` alone. The truth is checked on the build: both cuts build and run; cutting
-app3's edge builds, and `app3` then fails to load the plugin; cutting app5's builds, and
-`app5` no longer finds `hook_fn`.
+`hook_fn` alone, `app6` needs `probe`'s include directory for a `__has_include` probe
+(no depfile lists a probed header). The truth is checked on the build: both cuts build
+and run; cutting app3's edge builds, and `app3` then fails to load the plugin; cutting
+app5's builds, and `app5` no longer finds `hook_fn`; cutting app6's builds, and `app6`
+takes the other branch.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 from ._cmake_project import build, built, codemodel_minor, report, run
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
-LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so")
+LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so", "libprobe.so")
 
 
 def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
@@ -83,6 +85,19 @@ def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
     assert why in str(f["kept_because"])
 
 
+def test_a_library_whose_header_the_binary_only_probes_is_kept(cmake: str, tmp_path: Path) -> None:
+    """`__has_include(<probe.h>)` is answered by the edge's include directory; gcc's
+    depfile does not list a probed header, so the sources are read for probes."""
+    (f,) = _slim004(cmake, tmp_path, "app6")
+    assert (f["target"], f["dep"], f["verdict"], f["removable"]) == (
+        "//:app6",
+        "//lib:probe",
+        "header-only-use",
+        False,
+    )
+    assert "app6.c probes (__has_include) lib/probe_inc/probe.h" in str(f["message"])
+
+
 def _cut(src: Path, line: str, to: str) -> None:
     path = src / "CMakeLists.txt"
     text = path.read_text()
@@ -111,7 +126,7 @@ def test_truth_both_cuts_build_and_run(cmake: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("app", "argv", "broken"),
-    [("app3", ["load"], 2), ("app5", [], 3)],
+    [("app3", ["load"], 2), ("app5", [], 3), ("app6", [], 4)],
 )
 def test_truth_the_kept_cuts_build_and_break_the_program(
     cmake: str, tmp_path: Path, app: str, argv: list[str], broken: int
