@@ -86,6 +86,17 @@ class EdgeEvidence:
             return use.header_only(ctx.root_label, g.labels[a], dep, link, details)
         if use.unknown:
             return self._compile_unknown(dep, use.unknown, link, details)
+        if use.exact and self.compile.workspace is None and link.removable:
+            missing = "--workspace (the sources: a __has_include probe is in no depfile)"
+            details = dataclasses.replace(
+                details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
+            )
+            link = dataclasses.replace(
+                link,
+                confidence=Confidence.MEDIUM,
+                message=f"{link.message} Not certain without {missing}.",
+                details=details,
+            )
         if link.details.idle_initializers and not use.exact:
             msg = (
                 f"{dep} contributes nothing to {ctx.root_label}'s link and "

@@ -149,7 +149,11 @@ def graph_for() -> tuple[GraphBuilder, int]:
 
 
 def analyze(
-    link: Link, with_elf: bool = True, with_gc: bool = True, with_compile: bool = True
+    link: Link,
+    with_elf: bool = True,
+    with_gc: bool = True,
+    with_compile: bool = True,
+    with_sources: bool = True,
 ) -> dict[tuple[str, str], Finding]:
     b, _root = graph_for()
     g = b.build()
@@ -163,7 +167,8 @@ def analyze(
         for a in link.archives.values():
             facts.extend(elf.load(a))
         facts.extend(elf.load(link.binary))
-    ctx = AnalysisContext(graph=g, root=g.lookup("//app:app") or 0, facts=facts)
+    options = RootOptions(workspace=link.root if with_sources else None)
+    ctx = AnalysisContext(graph=g, root=g.lookup("//app:app") or 0, facts=facts, options=options)
     out = {}
     for f in NativeSymbolsAnalyzer().analyze(ctx):
         if f.code == "SLIM002":
@@ -193,8 +198,17 @@ def test_planted_dead_library_is_removable(link: Link) -> None:
         assert any(e.detail.startswith("LOAD native/dead/libdead.a") for e in f.evidence)
 
 
+def test_without_the_sources_a_probe_cannot_be_ruled_out(link: Link) -> None:
+    """A depfile lists no header that `__has_include` only probes: without --workspace the
+    cut stands at medium confidence, saying what is missing."""
+    f = analyze(link, with_sources=False)[("//app:app", "//native/dead:dead")]
+    assert f.removable
+    assert f.confidence is Confidence.MEDIUM
+    assert "Not certain without --workspace (the sources: a __has_include probe" in f.message
+
+
 def test_without_compile_evidence_the_dead_library_is_not_removable(link: Link) -> None:
-    f = analyze(link, with_compile=False)[("//app:app", "//native/dead:dead")]
+    f = analyze(link, with_compile=False, with_sources=False)[("//app:app", "//native/dead:dead")]
     assert f.verdict == "unreferenced"
     assert not f.removable
     assert f.confidence is Confidence.MEDIUM
@@ -348,9 +362,11 @@ def test_sample_monorepo_without_archives_still_blocks_the_weak_provider() -> No
 ELF_DATA = Path(__file__).parents[2] / "data" / "elf"
 
 
-def _slim004(paths: list[str], ctor_lib: bool = False, compiled: bool = True) -> list[Finding]:
+def _slim004(
+    paths: list[str], ctor_lib: bool = False, compiled: bool = True, sources: Path | None = None
+) -> list[Finding]:
     """SLIM004 of `//app:app` given these ELF files (and, when `compiled`, the depfile of
-    its one source, which reads no header of the libraries)."""
+    its one source, which reads no header of the libraries; `sources`: the workspace)."""
     b = GraphBuilder()
     root = b.add_target("//app:app", "cc_binary", srcs=("//app:main.c",))
     for name in ("sample", "unused"):
@@ -366,12 +382,20 @@ def _slim004(paths: list[str], ctor_lib: bool = False, compiled: bool = True) ->
     if compiled:
         main = CompiledObject("app/main.o", "app/main.c", ("/usr/include/stdio.h",), 1)
         facts.extend([CompileDeps("main.d", "depfile", (main,))])
-    ctx = AnalysisContext(graph=g, root=g.lookup("//app:app") or 0, facts=facts)
+    options = RootOptions(workspace=sources)
+    ctx = AnalysisContext(graph=g, root=g.lookup("//app:app") or 0, facts=facts, options=options)
     return [f for f in NativeSymbolsAnalyzer().analyze(ctx) if f.code == "SLIM004"]
 
 
-def test_needed_library_resolving_nothing_is_reported() -> None:
-    (f,) = _slim004(["app", "libsample.so", "libunused.so"])
+def _workspace(tmp: Path) -> Path:
+    """The sources of `_slim004`'s program: a main.c that probes nothing."""
+    (tmp / "app").mkdir()
+    (tmp / "app" / "main.c").write_text("#include <stdio.h>\nint main(void) { return 0; }\n")
+    return tmp
+
+
+def test_needed_library_resolving_nothing_is_reported(tmp_path: Path) -> None:
+    (f,) = _slim004(["app", "libsample.so", "libunused.so"], sources=_workspace(tmp_path))
     assert (f.target, f.dep, f.removable) == ("//app:app", "//lib:unused", True)
     assert f.confidence is Confidence.HIGH
     assert any(e.detail == "DT_NEEDED libunused.so" for e in f.evidence)
@@ -392,8 +416,8 @@ def test_an_unused_needed_library_is_not_removable_without_compile_evidence() ->
     assert f.details.to_json()["needed"] == "libunused.so"
 
 
-def test_a_removable_unused_needed_library_says_how_its_edge_was_judged() -> None:
-    (f,) = _slim004(["app", "libsample.so", "libunused.so"])
+def test_a_removable_unused_needed_library_says_how_its_edge_was_judged(tmp_path: Path) -> None:
+    (f,) = _slim004(["app", "libsample.so", "libunused.so"], sources=_workspace(tmp_path))
     assert isinstance(f.details, SharedLibDetails)
     assert f.details.compile_evidence == "depfile"  # what showed no header of it read
     assert f.details.missing_evidence == ()
