@@ -380,7 +380,7 @@ class CompileIndex:
         files = dict.fromkeys(f for f in read if not posixpath.isabs(f))
         dirs = self._include_dirs(t)
         out = []
-        for f in list(files)[:MAX_SCAN_FILES]:
+        for f in files:  # (what the depfiles list: no cap that would hide a probe)
             for line, kind, name, text in self._includes(f)[0]:
                 if kind.startswith("probe"):
                     found = self._resolve(f, kind.removeprefix("probe"), name, dirs)
