@@ -86,6 +86,8 @@ class EdgeEvidence:
             return use.header_only(ctx.root_label, g.labels[a], dep, link, details)
         if use.unknown:
             return self._compile_unknown(dep, use.unknown, link, details)
+        if use.unseen:
+            return _giver_unseen(g.labels[a], dep, use.unseen, link, details)
         if use.exact and self.compile.workspace is None and link.removable:
             missing = "--workspace (the sources: a __has_include probe is in no depfile)"
             details = dataclasses.replace(
@@ -253,6 +255,25 @@ def _flags_unknown(lib: str, dep: str, why: str, link: Verdict, details: LinkDet
     return _missing(f"{link.message} Not removable: {kept}.", kept, missing, link, details)
 
 
+def _giver_unseen(
+    lib: str, dep: str, unseen: list[str], link: Verdict, details: LinkDetails
+) -> Verdict:
+    """Kept: a compile reads a header through an include directory, and the graph shows no
+    dep that gives it that directory (before the cut as after), so whether the cut takes it
+    away is unknown; "needed to compile" would be a guess, and so would "not needed"."""
+    shown = "; ".join(unseen[:3])
+    kept = (
+        f"the graph does not show which dep gives the include directory these headers are "
+        f"read through ({shown}), so not whether one still does once {lib} -> {dep} is cut"
+    )
+    missing = (
+        "which target passes that include directory on (the CMake file API shows include "
+        "directories only on targets that compile, not on a library of object files); "
+        "a cut and a rebuild would tell"
+    )
+    return _missing(f"{link.message} Not removable: {kept}.", kept, missing, link, details)
+
+
 def _missing(msg: str, kept: str, missing: str, link: Verdict, details: LinkDetails) -> Verdict:
     """Kept (`unreferenced`, medium): the link takes nothing, but `missing` evidence is
     needed to say the cut is safe."""
@@ -313,6 +334,8 @@ class _CompileUse:
     used: list[tuple[int, str, Evidence]]
     unknown: list[str]
     how: str
+    unseen: list[str] = dataclasses.field(default_factory=list)
+    """Compiles reading a header through an include directory whose giver is not shown."""
 
     @property
     def exact(self) -> bool:
@@ -328,6 +351,7 @@ class _CompileUse:
         brought = set(g.closure([n], CODE_KINDS).tolist())
         used: list[tuple[int, str, Evidence]] = []
         unknown: list[str] = []
+        unseen: list[str] = []
         hows: set[str] = set()
         users = [u for u in _users(ctx, a) if _compiles(ctx, u) and not _headers_only(ev, u)]
         scan_budget = MAX_SCANNED_USERS
@@ -343,11 +367,11 @@ class _CompileUse:
                 unknown.append(g.labels[u])
                 continue
             hows.add(tc.how)
-            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, instead))
+            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, unseen, instead))
             if not tc.exact and tc.unresolved:
                 shown = "; ".join(tc.unresolved[:3])
                 unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
-        return _CompileUse(used, unknown, ", ".join(sorted(hows)))
+        return _CompileUse(used, unknown, ", ".join(sorted(hows)), unseen)
 
     def header_only(
         self, root: str, lib: str, dep: str, link: Verdict, details: LinkDetails
@@ -408,7 +432,7 @@ def repoint_use(ev: EdgeEvidence, a: int, n: int, w: int) -> RepointUse:
     ]
     return RepointUse(
         tuple(dict.fromkeys(row for _, row, _ in use.used)),
-        tuple(use.unknown),
+        (*use.unknown, *(f"{u}: which dep gives its include directory" for u in use.unseen)),
         tuple(flags),
         use.how,
         flags_unknown(g, a, n, stays),
@@ -489,16 +513,22 @@ def _header_uses(
     tc: TargetCompile,
     brought: set[int],
     unknown: list[str],
+    unseen: list[str],
     instead: frozenset[int] = frozenset(),
 ) -> list[tuple[int, str, Evidence]]:
     """The headers `u`'s compile reads that only `n` (or what it brings) provides once
     `cut` (`a -> n`) is gone (and `instead` is given); headers nobody is known to provide
-    go to `unknown`."""
+    go to `unknown`, and to `unseen` those read through an include directory that no dep
+    known to reach `u` passes on even before the cut: the graph does not show where `u`
+    gets it (a library of object files declares include directories the CMake file API
+    shows on no target), so not whether the cut takes it away."""
     g = ev.ctx.graph
     owners = ev.compile.headers
     kept = ev.propagation.kept(u, cut) | instead
+    now: set[int] | None = None
     out = []
     stray: list[str] = []
+    unexplained: list[str] = []
     for h in [*tc.headers, *ev.compile.probes(u, tc)]:
         prov = owners.providers(h.header)
         from_n = prov.targets & brought if prov is not None else frozenset()
@@ -513,11 +543,20 @@ def _header_uses(
         if prov.include_dir is not None:
             d = prov.include_dir
             still = {p for p in still if p == u or owners.exports(p, d)}
+            if not still:
+                if now is None:
+                    now = ev.propagation.kept(u, (-1, -1))
+                if not any(p == u or owners.exports(p, d) for p in prov.targets & now):
+                    unexplained.append(f"{h.source} reads {h.header} through {d or '.'}")
+                    continue
         if not still:
             out.append((u, _header_row(g.labels, cut, u, h, set(from_n), prov.rule), h.evidence))
     if stray:
         shown = "; ".join(sorted(set(stray))[:3])
         unknown.append(f"{g.labels[u]} (no target of the graph is known to provide: {shown})")
+    if unexplained:
+        shown = "; ".join(sorted(set(unexplained))[:3])
+        unseen.append(f"{g.labels[u]} ({shown})")
     return out
 
 
