@@ -37,7 +37,8 @@ UNUSED_SHARED = Rule(
         "linker drops such a library itself: the linker map (--linkmap) shows it was given "
         "(LOAD), no DT_NEEDED names it, and only the build edge is left; an edge to a "
         "wrapper that brings nothing else (a CMake INTERFACE library) is the cut. A library "
-        "whose name the binary holds in its data (it may dlopen it) is kept, and so is one "
-        "defining a symbol whose name a binary that calls dlsym holds as a string."
+        "whose name the binary or a library the program loads holds in its data (it may "
+        "dlopen it) is kept, and so is one defining a symbol whose name one of them that "
+        "calls dlsym holds as a string."
     ),
 )

@@ -39,6 +39,8 @@ from .slim002_unreferenced import payload
 
 #: What a program looks a symbol up by name with.
 _LOOKUPS = frozenset({"dlsym", "dlvsym"})
+#: What a program loads a library by name with.
+_LOADS = frozenset({"dlopen", "dlmopen"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,20 @@ class _Binary:
     @property
     def not_given(self) -> list[str]:
         return [n for n in self.elf.needed if n not in self.libs]
+
+    def loaded_without(self, lib: ElfFile) -> list[ElfFile]:
+        """The given libraries the program still loads once `lib` is cut: the binary's
+        DT_NEEDED entries, theirs in turn, none reached only through `lib`."""
+        out: list[ElfFile] = []
+        seen = {id(lib)}
+        todo = list(self.elf.needed)
+        while todo:
+            e = self.libs.get(todo.pop(0))
+            if e is not None and id(e) not in seen:
+                seen.add(id(e))
+                out.append(e)
+                todo.extend(e.needed)
+        return out
 
 
 def _shared_libs(elfs: list[ElfFile]) -> dict[str, ElfFile]:
@@ -146,38 +162,46 @@ def _dropped_evidence(
 
 
 def _blockers(binary: _Binary, how: _Need, lib: ElfFile) -> list[str]:
-    """Why dropping the library may break the program although the binary uses nothing."""
+    """Why dropping the library may break the program although the binary uses nothing:
+    what the binary or a library the program still loads needs of it (symbols without a
+    DT_NEEDED of their own, its name for dlopen, a symbol's name for dlsym)."""
     needed = how.name
-    via = sorted(
-        o.path
-        for o in binary.given
-        if o is not lib and needed not in o.needed and o.undefined & lib.defined
-    )
+    loaded = binary.loaded_without(lib)
+    via = sorted(o.path for o in loaded if needed not in o.needed and o.undefined & lib.defined)
     out = []
     if via:
         out.append(f"{', '.join(via)} use(s) it without their own DT_NEEDED")
     if lib.has_static_init and not how.dropped:
         out.append("it has static initializers (loading it has effects)")
-    named = names_in_data(binary.elf, _stem(needed), _stem(posixpath.basename(lib.path)))
-    if named:
-        out.append(
-            f"{binary.elf.path} holds the string {named!r} in its data: the program may "
-            "load the library by name (dlopen)"
-        )
-    looked_up = _looked_up(binary.elf, lib) if not how.dropped else ""
-    if looked_up:
-        out.append(
-            f"{binary.elf.path} calls dlsym and holds the string {looked_up!r}, a symbol "
-            "the library defines, in its data: the program may look it up by name"
-        )
+    stems = (_stem(needed), _stem(posixpath.basename(lib.path)))
+    for e in [binary.elf, *(o for o in loaded if _imports(o, _LOADS))]:
+        named = names_in_data(e, *stems)
+        if named:
+            out.append(
+                f"{e.path} holds the string {named!r} in its data: the program may load "
+                "the library by name (dlopen)"
+            )
+            break
+    for e in [binary.elf, *loaded] if not how.dropped else []:
+        looked_up = _looked_up(e, lib)
+        if looked_up:
+            out.append(
+                f"{e.path} calls dlsym and holds the string {looked_up!r}, a symbol the "
+                "library defines, in its data: the program may look it up by name"
+            )
+            break
     return out
+
+
+def _imports(e: ElfFile, names: frozenset[str]) -> bool:
+    return bool(names & {strip_version(s) for s in e.undefined})
 
 
 def _looked_up(b: ElfFile, lib: ElfFile) -> str:
     """A symbol of `lib` that `b`, which imports `dlsym`, holds as a string (what
     `dlsym(RTLD_DEFAULT, "name")` finds in a loaded library); "" when none or no dlsym. A
     library the link dropped is never loaded: nothing to look up there."""
-    if not _LOOKUPS & {strip_version(s) for s in b.undefined}:
+    if not _imports(b, _LOOKUPS):
         return ""
     return whole_strings_in_data(b, lib.defined)
 

@@ -6,11 +6,12 @@ it: only the map's LOAD line shows it was given. The build edge is dead all the 
 only (`app -> extra` is dead), `app4` reaches extra through an INTERFACE wrapper (the
 edge to the wrapper is the cut), `app2` calls extra, `app3` links `plugin` and names it
 in its data (it may `dlopen` it), `app5` needs `hooks` (DT_NEEDED) for the `dlsym` of
-`hook_fn` alone, `app6` needs `probe`'s include directory for a `__has_include` probe
-(no depfile lists a probed header). The truth is checked on the build: both cuts build
-and run; cutting app3's edge builds, and `app3` then fails to load the plugin; cutting
-app5's builds, and `app5` no longer finds `hook_fn`; cutting app6's builds, and `app6`
-takes the other branch.
+`hook_fn` alone, `app7` needs it for the `dlsym` of `host`, a library it calls (`app8`
+needs `plugin` for the `dlopen` of `loader`), `app6` needs `probe`'s include directory
+for a `__has_include` probe (no depfile lists a probed header). The truth is checked on
+the build: both cuts build and run; cutting app3's edge builds, and `app3` then fails to
+load the plugin (so does app8's loader); cutting app5's or app7's builds, and `hook_fn` is
+no longer found; cutting app6's builds, and `app6` takes the other branch.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ._cmake_project import build, built, codemodel_minor, report, run
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
 LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so", "libprobe.so")
+LIBS += ("libhost.so", "libloader.so")
 
 
 def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
@@ -69,12 +71,16 @@ def test_a_library_the_binary_calls_is_no_finding(cmake: str, tmp_path: Path) ->
     [
         ("app3", "//lib:plugin", "holds the string 'libplugin' in its data: the program may load"),
         ("app5", "//lib:hooks", "calls dlsym and holds the string 'hook_fn', a symbol the"),
+        ("app7", "//lib:hooks", "libhost.so calls dlsym and holds the string 'hook_fn', a"),
+        ("app8", "//lib:plugin", "libloader.so holds the string 'libplugin' in its data: the"),
     ],
 )
 def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
     cmake: str, tmp_path: Path, app: str, dep: str, why: str
 ) -> None:
-    """app3 names the plugin (dlopen), app5 a symbol of hooks (dlsym)."""
+    """app3 names the plugin (dlopen), app5 a symbol of hooks (dlsym); app7 and app8 call
+    a library of the program that does (host looks the symbol up, loader names the
+    plugin), not the binary."""
     (f,) = _slim004(cmake, tmp_path, app)
     assert (f["target"], f["dep"], f["verdict"], f["removable"]) == (
         f"//:{app}",
@@ -126,13 +132,14 @@ def test_truth_both_cuts_build_and_run(cmake: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("app", "argv", "broken"),
-    [("app3", ["load"], 2), ("app5", [], 3), ("app6", [], 4)],
+    [("app3", ["load"], 2), ("app5", [], 3), ("app6", [], 4), ("app7", [], 3), ("app8", [], 2)],
 )
 def test_truth_the_kept_cuts_build_and_break_the_program(
     cmake: str, tmp_path: Path, app: str, argv: list[str], broken: int
 ) -> None:
     """Built alone (`ninja APP`), as a user building one target does: without its edge,
-    app3 fails to load the plugin (exit 2) and app5 finds no `hook_fn` (exit 3)."""
+    app3 and app8's loader fail to load the plugin (exit 2), app5 and app7's host find no
+    `hook_fn` (exit 3), app6 takes the other branch (exit 4)."""
     src = tmp_path / "src"
     shutil.copytree(SRC, src)
     line = next(x for x in (SRC / "CMakeLists.txt").read_text().splitlines()
