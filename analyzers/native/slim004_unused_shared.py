@@ -41,6 +41,11 @@ from .slim002_unreferenced import payload
 _LOOKUPS = frozenset({"dlsym", "dlvsym"})
 #: What a program loads a library by name with.
 _LOADS = frozenset({"dlopen", "dlmopen"})
+#: Why a library the build makes must be read before a cut is certain.
+_BUILT_UNREAD = (
+    "a library of the build the program loads: whether it looks the library up by name "
+    "(dlsym, dlopen) or uses it without a DT_NEEDED of its own is not read"
+)
 
 
 @dataclass(frozen=True)
@@ -61,16 +66,29 @@ class _Binary:
     def loaded_without(self, lib: ElfFile) -> list[ElfFile]:
         """The given libraries the program still loads once `lib` is cut: the binary's
         DT_NEEDED entries, theirs in turn, none reached only through `lib`."""
-        out: list[ElfFile] = []
+        return self._walk(lib)[0]
+
+    def unread_without(self, lib: ElfFile) -> list[str]:
+        """The DT_NEEDED entries of the binary and of `loaded_without(lib)` that were not
+        given: libraries the program loads whose code is not read."""
+        return self._walk(lib)[1]
+
+    def _walk(self, lib: ElfFile) -> tuple[list[ElfFile], list[str]]:
+        loaded: list[ElfFile] = []
+        unread: list[str] = []
         seen = {id(lib)}
         todo = list(self.elf.needed)
         while todo:
-            e = self.libs.get(todo.pop(0))
-            if e is not None and id(e) not in seen:
+            name = todo.pop(0)
+            e = self.libs.get(name)
+            if e is None:
+                if name not in unread:
+                    unread.append(name)
+            elif id(e) not in seen:
                 seen.add(id(e))
-                out.append(e)
+                loaded.append(e)
                 todo.extend(e.needed)
-        return out
+        return loaded, unread
 
 
 def _shared_libs(elfs: list[ElfFile]) -> dict[str, ElfFile]:
@@ -242,6 +260,7 @@ def _unused(
         ),
     )
     blockers = _blockers(binary, how, lib)
+    built = [n for n in binary.unread_without(lib) if own.shared_library_owners(n)]
     used = _used_owners(own, binary)
     pairs: list[tuple[int | None, int | None]] = [
         *sorted({(e.target, e.dep) for e in edges}, key=lambda p: (g.labels[p[0]], g.labels[p[1]]))
@@ -259,15 +278,23 @@ def _unused(
         msg = _message(b.path, how, via_label if via != dep else "", dep_label, also)
         if binary.not_given:
             msg += f". Not given, so not checked: {', '.join(sorted(binary.not_given))}"
+        confidence = Confidence.HIGH if not also else Confidence.LOW
+        missing: tuple[str, ...] = ()
+        kept = "; ".join(also)
+        if built and not also:
+            confidence = Confidence.MEDIUM
+            missing = (f"--binary {', '.join(built)}",)
+            kept = f"{', '.join(built)} not given ({_BUILT_UNREAD})"
+            msg += f". Not removable: {kept}"
         verdict = Verdict(
             "unused" if not also else "unused-unsafe",
             msg,
-            Confidence.HIGH if not also else Confidence.LOW,
-            tgt is not None and not also,
+            confidence,
+            tgt is not None and not also and not built,
             list(ev),
             None,
-            LinkDetails(0, 0, (), ()),
-            kept_because="; ".join(also),
+            LinkDetails(0, 0, (), (), missing_evidence=missing),
+            kept_because=kept,
         )
         if verdict.removable and tgt is not None and via is not None:
             verdict = judge.edge_verdict(tgt, via, verdict)

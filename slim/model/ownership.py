@@ -118,6 +118,7 @@ class Ownership:
     _artifacts: dict[str, int] = field(default_factory=dict)
     _sources: dict[str, int] | None = None
     _cmake_names: dict[str, list[int]] | None = None
+    _shared_names: dict[str, set[int]] | None = None
 
     @staticmethod
     def of(graph: BuildGraph) -> Ownership:
@@ -137,6 +138,17 @@ class Ownership:
                 return owner
             return self._artifact(_clean(member))
         return self._artifact(_clean(path))
+
+    def shared_library_owners(self, name: str) -> set[int]:
+        """The targets whose artifact is a shared library of file name `name` (a DT_NEEDED
+        entry: `libx.so.1` matches `lib/libx.so` and `lib/libx.so.1.0.0`)."""
+        if self._shared_names is None:
+            self._shared_names = {}
+            for path, t in self._artifacts.items():
+                base = unversioned(posixpath.basename(path))
+                if base.endswith(".so"):
+                    self._shared_names.setdefault(base, set()).add(t)
+        return set(self._shared_names.get(unversioned(name), ()))
 
     def _registered(self, p: str) -> int | None:
         """The producer of artifact `p`; a shared library's versioned file, the one a link

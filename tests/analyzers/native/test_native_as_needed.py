@@ -28,11 +28,13 @@ LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so", "libprobe.so
 LIBS += ("libhost.so", "libloader.so")
 
 
-def _slim004(cmake: str, tmp_path: Path, app: str) -> list[dict[str, object]]:
+def _slim004(
+    cmake: str, tmp_path: Path, app: str, libs: tuple[str, ...] = LIBS
+) -> list[dict[str, object]]:
     src, out, deps = built(cmake, SRC, tmp_path)
     args = [f"//:{app}", "--graph", str(out), "--compile", str(deps), "--workspace", str(src)]
     args += ["--linkmap", str(out / f"{app}.map"), "--binary", str(out / app)]
-    for lib in LIBS:
+    for lib in libs:
         args += ["--binary", str(out / "lib" / lib)]
     return report(src, *args, "--config", "/dev/null")
 
@@ -89,6 +91,24 @@ def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
         False,
     )
     assert why in str(f["kept_because"])
+
+
+def test_a_library_of_the_build_the_program_loads_must_be_given(cmake: str, tmp_path: Path) -> None:
+    """Without libhost.so, what app7's host looks up is not read: libhost.so is built by
+    the graph's //lib:host, so the cut is not proven (libc.so.6, not given either, is no
+    library of the build and blocks nothing: see app)."""
+    libs = tuple(lib for lib in LIBS if lib != "libhost.so")
+    (f,) = _slim004(cmake, tmp_path, "app7", libs)
+    assert (f["dep"], f["verdict"], f["confidence"], f["removable"]) == (
+        "//lib:hooks",
+        "unused",
+        "medium",
+        False,
+    )
+    assert str(f["kept_because"]).startswith("libhost.so not given (a library of the build")
+    details = f["details"]
+    assert isinstance(details, dict)
+    assert details["missing_evidence"] == ["--binary libhost.so"]
 
 
 def test_a_library_whose_header_the_binary_only_probes_is_kept(cmake: str, tmp_path: Path) -> None:
