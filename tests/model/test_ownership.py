@@ -105,3 +105,19 @@ def test_helpers() -> None:
     assert source_path("//a/b:c/d.py") == "a/b/c/d.py"
     assert source_path("@r//a:x.cc") == "external/r/a/x.cc"
     assert source_path("app/file with space.cpp") == "app/file with space.cpp"
+
+
+@pytest.mark.parametrize(
+    ("needed", "owners"),
+    [
+        ("libevent_core-2.2.so.1", {"//:core"}),  # DT_NEEDED names the soname
+        ("libevent_core-2.2.so", {"//:core"}),
+        ("libevent_extra-2.2.so.1", set()),
+        ("libc.so.6", set()),
+        ("name.o", set()),  # an object is no shared library
+    ],
+)
+def test_shared_library_owners(needed: str, owners: set[str]) -> None:
+    g = graph()
+    own = Ownership.of(g)
+    assert {g.labels[t] for t in own.shared_library_owners(needed)} == owners
