@@ -389,6 +389,34 @@ class CompileIndex:
                         out.append(HeaderUse(found, f, ev, probe=True))
         return out
 
+    def beside(self, tc: TargetCompile, header: str) -> Evidence | None:
+        """How the compile of `tc` finds `header` without any include directory: every
+        `#include`/`__has_include` in the files it read that may name the header is a
+        quoted one naming it from the includer's own directory, which the compiler
+        searches first (an `#include "utils.h"` in `test/x.c` for `test/utils.h`); None
+        when one is not, may not be (`#include MACRO`), or cannot be told (no sources, a
+        scan, a file not read or outside the workspace)."""
+        if self.workspace is None or not tc.exact:
+            return None
+        base = posixpath.basename(header)
+        found: Evidence | None = None
+        for f in dict.fromkeys([*tc.sources, *(h.header for h in tc.headers)]):
+            if posixpath.isabs(f):
+                return None
+            rows, ok = self._includes(f)
+            if not ok:
+                return None
+            for line, kind, name, text in rows:
+                if kind == "macro":
+                    return None
+                if posixpath.basename(name) != base:
+                    continue
+                here = posixpath.normpath(posixpath.join(posixpath.dirname(f), name))
+                if kind.removeprefix("probe") != '"' or here != header:
+                    return None
+                found = found or Evidence(f, text.strip(), line, None, ANALYZER)
+        return found
+
     def _resolve(self, f: str, kind: str, name: str, dirs: list[str]) -> str | None:
         assert self.workspace is not None
         cands = [posixpath.dirname(f)] if kind == '"' else []

@@ -111,15 +111,24 @@ class EdgeEvidence:
             return Verdict(
                 "unreferenced-unsafe", msg, Confidence.LOW, False, link.evidence, None, details
             )
+        through = " through an include directory" if use.beside else ""
         ev = [
             *link.evidence,
             Evidence(
                 "compile",
                 f"{use.how}: no file compiled for {g.labels[a]} (or its dependants) reads a "
-                f"header of {dep} or of what it brings",
+                f"header of {dep} or of what it brings{through}",
                 None,
                 None,
                 ANALYZER,
+            ),
+            *(
+                dataclasses.replace(
+                    b,
+                    detail=f"{b.detail} (from its own directory: found "
+                    "without the edge's include directories)",
+                )
+                for b in use.beside[:3]
             ),
         ]
         unseen = flags_unknown(g, a, n)
@@ -336,6 +345,8 @@ class _CompileUse:
     how: str
     unseen: list[str] = dataclasses.field(default_factory=list)
     """Compiles reading a header through an include directory whose giver is not shown."""
+    beside: list[Evidence] = dataclasses.field(default_factory=list)
+    """Includes of the dep's headers found from the includer's own directory."""
 
     @property
     def exact(self) -> bool:
@@ -352,6 +363,7 @@ class _CompileUse:
         used: list[tuple[int, str, Evidence]] = []
         unknown: list[str] = []
         unseen: list[str] = []
+        beside: list[Evidence] = []
         hows: set[str] = set()
         users = [u for u in _users(ctx, a) if _compiles(ctx, u) and not _headers_only(ev, u)]
         scan_budget = MAX_SCANNED_USERS
@@ -367,11 +379,11 @@ class _CompileUse:
                 unknown.append(g.labels[u])
                 continue
             hows.add(tc.how)
-            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, unseen, instead))
+            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, unseen, beside, instead))
             if not tc.exact and tc.unresolved:
                 shown = "; ".join(tc.unresolved[:3])
                 unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
-        return _CompileUse(used, unknown, ", ".join(sorted(hows)), unseen)
+        return _CompileUse(used, unknown, ", ".join(sorted(hows)), unseen, beside)
 
     def header_only(
         self, root: str, lib: str, dep: str, link: Verdict, details: LinkDetails
@@ -514,6 +526,7 @@ def _header_uses(
     brought: set[int],
     unknown: list[str],
     unseen: list[str],
+    beside: list[Evidence],
     instead: frozenset[int] = frozenset(),
 ) -> list[tuple[int, str, Evidence]]:
     """The headers `u`'s compile reads that only `n` (or what it brings) provides once
@@ -521,7 +534,9 @@ def _header_uses(
     go to `unknown`, and to `unseen` those read through an include directory that no dep
     known to reach `u` passes on even before the cut: the graph does not show where `u`
     gets it (a library of object files declares include directories the CMake file API
-    shows on no target), so not whether the cut takes it away."""
+    shows on no target), so not whether the cut takes it away. A CMake header a CMake
+    target lists, which every file of `u`'s compile names from its own directory, needs
+    no include directory of the edge: no use (its include goes to `beside`)."""
     g = ev.ctx.graph
     owners = ev.compile.headers
     kept = ev.propagation.kept(u, cut) | instead
@@ -549,6 +564,11 @@ def _header_uses(
                 if not any(p == u or owners.exports(p, d) for p in prov.targets & now):
                     unexplained.append(f"{h.source} reads {h.header} through {d or '.'}")
                     continue
+        if not still and prov.exact and all(_cmake(g, t) for t in (u, *prov.targets)):
+            found = ev.compile.beside(tc, h.header)
+            if found is not None:
+                beside.append(found)
+                continue
         if not still:
             out.append((u, _header_row(g.labels, cut, u, h, set(from_n), prov.rule), h.evidence))
     if stray:
@@ -558,6 +578,10 @@ def _header_uses(
         shown = "; ".join(sorted(set(unexplained))[:3])
         unseen.append(f"{g.labels[u]} ({shown})")
     return out
+
+
+def _cmake(g: BuildGraph, t: int) -> bool:
+    return "cmake_type" in g.target(t).attrs
 
 
 def _header_row(

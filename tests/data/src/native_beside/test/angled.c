@@ -1,0 +1,2 @@
+#include <utils.h>
+int main(void) { return UTILS_ANSWER == 42 ? 0 : 1; }
