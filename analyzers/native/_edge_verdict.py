@@ -360,30 +360,30 @@ class _CompileUse:
         g = ctx.graph
         cidx = ev.compile
         brought = set(g.closure([n], CODE_KINDS).tolist())
-        used: list[tuple[int, str, Evidence]] = []
-        unknown: list[str] = []
-        unseen: list[str] = []
-        beside: list[Evidence] = []
+        use = _CompileUse([], [], "")
         hows: set[str] = set()
         users = [u for u in _users(ctx, a) if _compiles(ctx, u) and not _headers_only(ev, u)]
         scan_budget = MAX_SCANNED_USERS
         for u in users:
             known = cidx.by_target.get(u)
             if known is None and scan_budget <= 0:
-                unknown.append(f"{g.labels[u]} (one of {len(users)} dependants: too many to scan)")
+                use.unknown.append(
+                    f"{g.labels[u]} (one of {len(users)} dependants: too many to scan)"
+                )
                 continue
             if known is None:
                 scan_budget -= 1
             tc = cidx.of(u)
             if tc is None:
-                unknown.append(g.labels[u])
+                use.unknown.append(g.labels[u])
                 continue
             hows.add(tc.how)
-            used.extend(_header_uses(ev, (a, n), u, tc, brought, unknown, unseen, beside, instead))
+            _header_uses(ev, (a, n), u, tc, brought, use, instead)
             if not tc.exact and tc.unresolved:
                 shown = "; ".join(tc.unresolved[:3])
-                unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
-        return _CompileUse(used, unknown, ", ".join(sorted(hows)), unseen, beside)
+                use.unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
+        use.how = ", ".join(sorted(hows))
+        return use
 
     def header_only(
         self, root: str, lib: str, dep: str, link: Verdict, details: LinkDetails
@@ -524,24 +524,21 @@ def _header_uses(
     u: int,
     tc: TargetCompile,
     brought: set[int],
-    unknown: list[str],
-    unseen: list[str],
-    beside: list[Evidence],
+    use: _CompileUse,
     instead: frozenset[int] = frozenset(),
-) -> list[tuple[int, str, Evidence]]:
-    """The headers `u`'s compile reads that only `n` (or what it brings) provides once
-    `cut` (`a -> n`) is gone (and `instead` is given); headers nobody is known to provide
-    go to `unknown`, and to `unseen` those read through an include directory that no dep
-    known to reach `u` passes on even before the cut: the graph does not show where `u`
-    gets it (a library of object files declares include directories the CMake file API
-    shows on no target), so not whether the cut takes it away. A CMake header a CMake
-    target lists, which every file of `u`'s compile names from its own directory, needs
-    no include directory of the edge: no use (its include goes to `beside`)."""
+) -> None:
+    """Add to `use` the headers `u`'s compile reads that only `n` (or what it brings)
+    provides once `cut` (`a -> n`) is gone (and `instead` is given). Headers nobody is
+    known to provide go to `use.unknown`; to `use.unseen`, those read through an include
+    directory that no dep known to reach `u` passes on even before the cut (the graph does
+    not show where `u` gets it: a library of object files declares include directories
+    the CMake file API shows on no target), so not whether the cut takes it away. A header
+    CMake targets list, which every file of a CMake `u`'s compile names from its own
+    directory, needs no include directory of the edge: no use (`use.beside`)."""
     g = ev.ctx.graph
     owners = ev.compile.headers
     kept = ev.propagation.kept(u, cut) | instead
     now: set[int] | None = None
-    out = []
     stray: list[str] = []
     unexplained: list[str] = []
     for h in [*tc.headers, *ev.compile.probes(u, tc)]:
@@ -564,20 +561,21 @@ def _header_uses(
                 if not any(p == u or owners.exports(p, d) for p in prov.targets & now):
                     unexplained.append(f"{h.source} reads {h.header} through {d or '.'}")
                     continue
-        if not still and prov.exact and all(_cmake(g, t) for t in (u, *prov.targets)):
+        if still:
+            continue
+        if prov.exact and all(_cmake(g, t) for t in (u, *prov.targets)):
             found = ev.compile.beside(tc, h.header)
             if found is not None:
-                beside.append(found)
+                use.beside.append(found)
                 continue
-        if not still:
-            out.append((u, _header_row(g.labels, cut, u, h, set(from_n), prov.rule), h.evidence))
+        row = _header_row(g.labels, cut, u, h, set(from_n), prov.rule)
+        use.used.append((u, row, h.evidence))
     if stray:
         shown = "; ".join(sorted(set(stray))[:3])
-        unknown.append(f"{g.labels[u]} (no target of the graph is known to provide: {shown})")
+        use.unknown.append(f"{g.labels[u]} (no target of the graph is known to provide: {shown})")
     if unexplained:
         shown = "; ".join(sorted(set(unexplained))[:3])
-        unseen.append(f"{g.labels[u]} ({shown})")
-    return out
+        use.unseen.append(f"{g.labels[u]} ({shown})")
 
 
 def _cmake(g: BuildGraph, t: int) -> bool:
