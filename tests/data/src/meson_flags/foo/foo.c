@@ -1,0 +1,1 @@
+int foo_fn(int x) { return x + 1; }
