@@ -18,7 +18,7 @@ from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.model.native import ElfFile, demangle, strip_version
 from slim.model.ownership import Ownership
 
-from ..native._carried_flags import FLAGS_HINT
+from ..native._carried_flags import FLAGS_HINT, flags_missing
 from ..native._edge_verdict import COMPILE_HINT, EdgeEvidence, repoint_use
 from ..native._link_view import MapView, cut_loses, links, views_of
 
@@ -224,7 +224,7 @@ def _compile_proof(
         return VariantProof(
             f"whether {g.labels[u]} -> {dep} hands {g.labels[u]}'s compile definitions or "
             f"options that {variant} does not is unknown: {use.flags_unknown} ({FLAGS_HINT})",
-            (f"the compile flags {g.labels[u]} -> {dep} hands over",),
+            (flags_missing(g.labels[u], dep),),
         )
     if use.unknown:
         return VariantProof(

@@ -34,6 +34,11 @@ FLAGS_HINT = (
 )
 
 
+def flags_missing(lib: str, dep: str) -> str:
+    """The evidence missing when `flags_unknown` says why (in `missing_evidence`)."""
+    return f"the compile flags {lib} -> {dep} hands over"
+
+
 def flags_unknown(g: BuildGraph, a: int, n: int, stays: Collection[int] = ()) -> str | None:
     """Why the compile flags that cutting `a -> n` takes from `a` (what leaves, but for
     `stays`) cannot be read off the graph, or None when they can: a CMake consumer's come

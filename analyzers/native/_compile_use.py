@@ -136,6 +136,11 @@ class TargetCompile:
     """The files compiled (workspace-relative where they can be)."""
 
     @property
+    def read(self) -> list[str]:
+        """Every file the compiles read: the sources, then the headers, each once."""
+        return list(dict.fromkeys([*self.sources, *(h.header for h in self.headers)]))
+
+    @property
     def exact(self) -> bool:
         return self.how != "static #include scan"
 
@@ -376,8 +381,7 @@ class CompileIndex:
         return hit
 
     def _probed(self, t: int, tc: TargetCompile) -> list[HeaderUse]:
-        read = [*tc.sources, *(h.header for h in tc.headers)]
-        files = dict.fromkeys(f for f in read if not posixpath.isabs(f))
+        files = [f for f in tc.read if not posixpath.isabs(f)]
         dirs = self._include_dirs(t)
         out = []
         for f in files:  # (what the depfiles list: no cap that would hide a probe)
@@ -400,7 +404,7 @@ class CompileIndex:
             return None
         base = posixpath.basename(header)
         found: Evidence | None = None
-        for f in dict.fromkeys([*tc.sources, *(h.header for h in tc.headers)]):
+        for f in tc.read:
             if posixpath.isabs(f):
                 return None
             rows, ok = self._includes(f)

@@ -21,7 +21,13 @@ from slim.model.findings import Confidence, Evidence
 from slim.model.graph import BUILD_KINDS, CODE_KINDS, BuildGraph
 from slim.model.ownership import Ownership
 
-from ._carried_flags import FLAGS_HINT, carried_verdict, flags_carried, flags_unknown
+from ._carried_flags import (
+    FLAGS_HINT,
+    carried_verdict,
+    flags_carried,
+    flags_missing,
+    flags_unknown,
+)
 from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
 from ._details import LinkDetails
 from ._link_verdict import Verdict
@@ -90,9 +96,7 @@ class EdgeEvidence:
             return _giver_unseen(g.labels[a], dep, use.unseen, link, details)
         if use.exact and self.compile.workspace is None and link.removable:
             missing = "--workspace (the sources: a __has_include probe is in no depfile)"
-            details = dataclasses.replace(
-                details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
-            )
+            details = _also_missing(details, missing)
             link = dataclasses.replace(
                 link,
                 confidence=Confidence.MEDIUM,
@@ -260,7 +264,7 @@ def _flags_unknown(lib: str, dep: str, why: str, link: Verdict, details: LinkDet
         f"whether {lib} -> {dep} hands {lib}'s compile (and its dependants') definitions or "
         f"options is unknown: {why} ({FLAGS_HINT})"
     )
-    missing = f"the compile flags {lib} -> {dep} hands over"
+    missing = flags_missing(lib, dep)
     return _missing(f"{link.message} Not removable: {kept}.", kept, missing, link, details)
 
 
@@ -283,6 +287,12 @@ def _giver_unseen(
     return _missing(f"{link.message} Not removable: {kept}.", kept, missing, link, details)
 
 
+def _also_missing(details: LinkDetails, missing: str) -> LinkDetails:
+    return dataclasses.replace(
+        details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
+    )
+
+
 def _missing(msg: str, kept: str, missing: str, link: Verdict, details: LinkDetails) -> Verdict:
     """Kept (`unreferenced`, medium): the link takes nothing, but `missing` evidence is
     needed to say the cut is safe."""
@@ -293,9 +303,7 @@ def _missing(msg: str, kept: str, missing: str, link: Verdict, details: LinkDeta
         False,
         link.evidence,
         None,
-        dataclasses.replace(
-            details, missing_evidence=tuple(sorted({*details.missing_evidence, missing}))
-        ),
+        _also_missing(details, missing),
         kept,
     )
 

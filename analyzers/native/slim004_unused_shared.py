@@ -63,17 +63,10 @@ class _Binary:
     def not_given(self) -> list[str]:
         return [n for n in self.elf.needed if n not in self.libs]
 
-    def loaded_without(self, lib: ElfFile) -> list[ElfFile]:
-        """The given libraries the program still loads once `lib` is cut: the binary's
-        DT_NEEDED entries, theirs in turn, none reached only through `lib`."""
-        return self._walk(lib)[0]
-
-    def unread_without(self, lib: ElfFile) -> list[str]:
-        """The DT_NEEDED entries of the binary and of `loaded_without(lib)` that were not
-        given: libraries the program loads whose code is not read."""
-        return self._walk(lib)[1]
-
-    def _walk(self, lib: ElfFile) -> tuple[list[ElfFile], list[str]]:
+    def without(self, lib: ElfFile) -> tuple[list[ElfFile], list[str]]:
+        """What the program still loads once `lib` is cut (the binary's DT_NEEDED entries,
+        theirs in turn, none reached only through `lib`): the given libraries, and the
+        names of those not given, whose code is not read."""
         loaded: list[ElfFile] = []
         unread: list[str] = []
         seen = {id(lib)}
@@ -179,12 +172,11 @@ def _dropped_evidence(
     )
 
 
-def _blockers(binary: _Binary, how: _Need, lib: ElfFile) -> list[str]:
+def _blockers(binary: _Binary, how: _Need, lib: ElfFile, loaded: list[ElfFile]) -> list[str]:
     """Why dropping the library may break the program although the binary uses nothing:
-    what the binary or a library the program still loads needs of it (symbols without a
-    DT_NEEDED of their own, its name for dlopen, a symbol's name for dlsym)."""
+    what the binary or a library the program still loads (`loaded`) needs of it (symbols
+    without a DT_NEEDED of their own, its name for dlopen, a symbol's name for dlsym)."""
     needed = how.name
-    loaded = binary.loaded_without(lib)
     via = sorted(o.path for o in loaded if needed not in o.needed and o.undefined & lib.defined)
     out = []
     if via:
@@ -259,8 +251,9 @@ def _unused(
             ANALYZER,
         ),
     )
-    blockers = _blockers(binary, how, lib)
-    built = [n for n in binary.unread_without(lib) if own.shared_library_owners(n)]
+    loaded, unread = binary.without(lib)
+    blockers = _blockers(binary, how, lib, loaded)
+    built = [n for n in unread if own.shared_library_owners(n)]
     used = _used_owners(own, binary)
     pairs: list[tuple[int | None, int | None]] = [
         *sorted({(e.target, e.dep) for e in edges}, key=lambda p: (g.labels[p[0]], g.labels[p[1]]))
