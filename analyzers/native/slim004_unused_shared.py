@@ -12,6 +12,7 @@ a library's edge, keep it.
 from __future__ import annotations
 
 import posixpath
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -68,20 +69,19 @@ class _Binary:
         theirs in turn, none reached only through `lib`): the given libraries, and the
         names of those not given, whose code is not read."""
         loaded: list[ElfFile] = []
-        unread: list[str] = []
+        unread: dict[str, None] = {}
         seen = {id(lib)}
-        todo = list(self.elf.needed)
+        todo = deque(self.elf.needed)
         while todo:
-            name = todo.pop(0)
+            name = todo.popleft()
             e = self.libs.get(name)
             if e is None:
-                if name not in unread:
-                    unread.append(name)
+                unread[name] = None
             elif id(e) not in seen:
                 seen.add(id(e))
                 loaded.append(e)
                 todo.extend(e.needed)
-        return loaded, unread
+        return loaded, list(unread)
 
 
 def _shared_libs(elfs: list[ElfFile]) -> dict[str, ElfFile]:

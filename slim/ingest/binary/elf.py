@@ -188,9 +188,8 @@ class _Reader:
                 needed_i, soname_i = self._dynamic(sh, i, dyn_t, shnum)
                 needed.extend(needed_i)
                 soname = soname or soname_i
-        e = self._result(
-            eh, tuple(sections), symtab, dynsym, tuple(needed), soname, archive, member
-        )
+        needs = tuple(dict.fromkeys(needed))  # an entry twice is one library to the loader
+        e = self._result(eh, tuple(sections), symtab, dynsym, needs, soname, archive, member)
         build_id = self._build_id(sections, endian)
         return dataclasses.replace(e, build_id=build_id) if build_id else e
 

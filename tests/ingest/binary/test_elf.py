@@ -246,3 +246,27 @@ def test_truncated_or_patched_files_never_crash(tmp_path: Path, cut: int, patch:
                 _ = (e.defined, e.undefined, e.has_static_init)
         except InputError:
             pass
+
+
+def _dynamic_entries(path: Path) -> tuple[int, list[tuple[int, int]]]:
+    """(offset of .dynamic, its (tag, value) entries) of a 64-bit little-endian file."""
+    (e,) = load(path)
+    (dyn,) = [s for s in e.sections if s.name == ".dynamic"]
+    raw = path.read_bytes()[dyn.offset : dyn.offset + dyn.size]
+    return dyn.offset, [struct.unpack_from("<qQ", raw, k) for k in range(0, len(raw), 16)]
+
+
+def test_a_library_needed_twice_is_one_entry(tmp_path: Path) -> None:
+    """Two DT_NEEDED entries naming one library (a patched file: linkers write one) are one
+    library to the loader, and to every rule that walks them (a hostile file repeating one
+    name a million times must not make a finding per entry)."""
+    bad = tmp_path / "app"
+    shutil.copy(DATA / "app", bad)
+    off, ents = _dynamic_entries(bad)
+    needed = [k for k, (tag, _) in enumerate(ents) if tag == 1]
+    data = bytearray(bad.read_bytes())
+    struct.pack_into("<qQ", data, off + 16 * needed[1], 1, ents[needed[0]][1])
+    bad.write_bytes(bytes(data))
+    assert _dynamic_entries(bad)[1][needed[1]] == ents[needed[0]]
+    (app,) = load(bad)
+    assert app.needed == ("libsample.so.1", "libc.so.6")
