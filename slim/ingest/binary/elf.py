@@ -538,7 +538,7 @@ def whole_strings_in_data(e: ElfFile, names: Collection[str]) -> str:
     def first(buf: mmap.mmap, start: int, end: int) -> str:
         if end - start > MAX_SCANNED_DATA:
             return f"(data of {e.path} too large to scan: {end - start} bytes)"
-        held = wanted.intersection(buf[start:end].split(b"\0"))
+        held = whole_strings(buf, start, end, wanted)
         return min(held).decode("utf-8", "replace") if held else ""
 
     return _scan_data(e, first) if wanted else ""
@@ -546,6 +546,36 @@ def whole_strings_in_data(e: ElfFile, names: Collection[str]) -> str:
 
 #: Bytes of one data section `whole_strings_in_data` splits into strings at most.
 MAX_SCANNED_DATA = 256 << 20
+#: Bytes split at once: a block of NULs is as many strings, each a list slot.
+SPLIT_BLOCK = 4 << 20
+
+
+def whole_strings(
+    buf: bytes | mmap.mmap, start: int, end: int, wanted: set[bytes], block: int = SPLIT_BLOCK
+) -> set[bytes]:
+    """The strings of `wanted` that `buf[start:end]` holds whole (between NULs or the
+    range's ends), split a block at a time: memory stays bounded by the block, not by the
+    range (a range of NULs split at once is a list of one slot per byte). A string longer
+    than every wanted one is not kept across blocks."""
+    if not wanted:
+        return set()
+    longest = max(map(len, wanted))
+    held: set[bytes] = set()
+    carry: bytes | None = b""  # the unfinished string so far; None: too long to be wanted
+    for pos in range(start, end, block):
+        parts = buf[pos : min(pos + block, end)].split(b"\0")
+        if carry is None:
+            parts[0] = b""
+        elif carry:
+            parts[0] = carry + parts[0]
+        last = parts.pop()
+        held.update(wanted.intersection(parts))
+        if not parts and carry is None:
+            continue
+        carry = last if len(last) <= longest else None
+    if carry:
+        held.update(wanted.intersection((carry,)))
+    return held
 
 
 def _scan_data(e: ElfFile, scan: Callable[[mmap.mmap, int, int], str]) -> str:

@@ -270,3 +270,22 @@ def test_a_library_needed_twice_is_one_entry(tmp_path: Path) -> None:
     assert _dynamic_entries(bad)[1][needed[1]] == ents[needed[0]]
     (app,) = load(bad)
     assert app.needed == ("libsample.so.1", "libc.so.6")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    data=st.lists(st.sampled_from([b"\0", b"ab", b"a", b"b", b"abc", b"x"]), max_size=40).map(
+        b"".join
+    ),
+    wanted=st.sets(st.sampled_from([b"a", b"ab", b"abc", b"b", b"bab", b"x", b"abab"])),
+    block=st.integers(1, 9),
+    cut=st.tuples(st.integers(0, 5), st.integers(0, 5)),
+)
+def test_whole_strings_a_block_at_a_time_are_those_of_one_split(
+    data: bytes, wanted: set[bytes], block: int, cut: tuple[int, int]
+) -> None:
+    """Split a block at a time (bounded memory), the whole strings held are exactly those
+    of splitting the range at once, wherever the blocks end."""
+    start, end = cut[0], max(cut[0], len(data) - cut[1])
+    expected = wanted.intersection(data[start:end].split(b"\0")) if start < end else set()
+    assert elf.whole_strings(data, start, end, wanted, block) == expected
