@@ -141,14 +141,21 @@ class Ownership:
 
     def shared_library_owners(self, name: str) -> set[int]:
         """The targets whose artifact is a shared library of file name `name` (a DT_NEEDED
-        entry: `libx.so.1` matches `lib/libx.so` and `lib/libx.so.1.0.0`)."""
+        entry: `libx.so.1` matches `lib/libx.so` and `lib/libx.so.1.0.0`); without such an
+        artifact (a Bazel query lists none), the target a `_solib_<cpu>/` name stands for
+        (`liba_Sb_Slibc.so`: `//a/b:c`), when the graph has it."""
         if self._shared_names is None:
             self._shared_names = {}
             for path, t in self._artifacts.items():
                 base = unversioned(posixpath.basename(path))
                 if base.endswith(".so"):
                     self._shared_names.setdefault(base, set()).add(t)
-        return set(self._shared_names.get(unversioned(name), ()))
+        hit = self._shared_names.get(unversioned(name))
+        if hit:
+            return set(hit)
+        label = _solib_owner(f"_solib_k8/{posixpath.basename(name)}")
+        i = self.graph.lookup(label) if label is not None else None
+        return {i} if i is not None else set()
 
     def _registered(self, p: str) -> int | None:
         """The producer of artifact `p`; a shared library's versioned file, the one a link

@@ -121,3 +121,25 @@ def test_shared_library_owners(needed: str, owners: set[str]) -> None:
     g = graph()
     own = Ownership.of(g)
     assert {g.labels[t] for t in own.shared_library_owners(needed)} == owners
+
+
+@pytest.mark.parametrize(
+    ("needed", "owner"),
+    [
+        ("liblib_Slibwrap.so", "//lib:wrap"),  # `_solib_k8/` names: a query lists no artifact
+        ("liblib_Slibplain.so", "//lib:plain"),
+        ("liblib_Slibnone.so", None),  # not a target of the graph
+        ("libc.so.6", None),
+        ("libstdc++.so.6", None),
+    ],
+)
+def test_shared_library_owners_of_a_bazel_query(needed: str, owner: str | None) -> None:
+    """A real cquery (tests/data/bazel_defines): a DT_NEEDED `_solib_k8/` name of a library
+    Bazel built is the target it stands for (SLIM004 then asks for the library)."""
+    from pathlib import Path
+
+    from slim.ingest import load_graph
+
+    g = load_graph([Path(__file__).parents[1] / "data/bazel_defines/cquery.jsonproto.json"])
+    found = {g.labels[t] for t in Ownership.of(g).shared_library_owners(needed)}
+    assert found == ({owner} if owner else set())
