@@ -542,7 +542,8 @@ def _header_uses(
     not show where `u` gets it: a library of object files declares include directories
     the CMake file API shows on no target), so not whether the cut takes it away. A header
     CMake targets list, which every file of a CMake `u`'s compile names from its own
-    directory, needs no include directory of the edge: no use (`use.beside`)."""
+    directory, needs no include directory of the edge: no use (`use.beside`), unless the
+    compile passes `-I-` (no search of the includer's directory then)."""
     g = ev.ctx.graph
     owners = ev.compile.headers
     kept = ev.propagation.kept(u, cut) | instead
@@ -571,7 +572,11 @@ def _header_uses(
                     continue
         if still:
             continue
-        if prov.exact and all(_cmake(g, t) for t in (u, *prov.targets)):
+        if (
+            prov.exact
+            and all(_cmake(g, t) for t in (u, *prov.targets))
+            and not g.target(u).attrs.get("quote_dir_off")
+        ):
             found = ev.compile.beside(tc, h.header)
             if found is not None:
                 use.beside.append(found)

@@ -320,6 +320,14 @@ def _inherited_compile(t: Target) -> list[str]:
     return out
 
 
+def _quote_dir_off(t: Target) -> bool:
+    """Whether a compile of `t` passes gcc's obsolete `-I-`, which stops a quoted
+    `#include` from searching the includer's own directory first."""
+    return any(
+        "-I-" in f.fragment.split() for cg in t.compile_groups for f in cg.compile_command_fragments
+    )
+
+
 def _location(t: Target, backtrace: int | None) -> tuple[Location | None, str]:
     """The innermost project frame of a backtrace (file:line) and its command name."""
     g = t.backtrace_graph
@@ -551,6 +559,7 @@ class _Builder:
         srcs: dict[str, None] = {}
         includes: dict[str, None] = {}
         inherited: dict[str, None] = {}
+        quote_dir_off = False
         system: dict[str, None] = {}
         declared: dict[str, str] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
@@ -564,6 +573,7 @@ class _Builder:
                 if not s.is_generated:
                     srcs[s.path] = None
             inherited.update(dict.fromkeys(_inherited_compile(t)))
+            quote_dir_off = quote_dir_off or _quote_dir_off(t)
             for cg in t.compile_groups:
                 for inc in cg.includes:
                     if inc.path:
@@ -592,6 +602,8 @@ class _Builder:
             b.set_attr(i, "include_dir_decls", tuple(declared.values()))
         if inherited:
             b.set_attr(i, "inherited_compile", tuple(inherited))
+        if quote_dir_off:
+            b.set_attr(i, "quote_dir_off", True)
         if first.type in COMPILED_TYPES and not first.imported and self.source_root:
             b.set_attr(i, "source_root", self.source_root)
         if external:
