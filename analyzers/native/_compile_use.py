@@ -30,13 +30,21 @@ from ._propagation import exported_dirs
 
 C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", ".h")
 C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
-_INCLUDE = re.compile(r'^\s*#\s*(?:include|import|include_next)\s*([<"])([^>"]+)[>"]')
+_INCLUDE = re.compile(r'^\s*#\s*(include_next|include|import)\s*([<"])([^>"]+)[>"]')
 _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
 #: `__has_include(<x.h>)`: a probe, which compiler depfiles do not list.
-_PROBE = re.compile(r'__has_include(?:_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
+_PROBE = re.compile(r'__has_include(_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _delimiter(directive: str, delimiter: str) -> str:
+    """How an include is searched for: `"` from the includer's own directory first, `<`
+    not; an `include_next` (or `__has_include_next`) searches on from the directory the
+    includer was found in, never the includer's own first, so it is `<` whatever it is
+    spelled with."""
+    return "<" if directive.endswith("_next") else delimiter
 
 
 @dataclass(frozen=True)
@@ -353,15 +361,21 @@ class CompileIndex:
         p = self.workspace / f
         ok = p.is_file()
         if ok:
-            data = p.read_bytes()[:MAX_FILE_BYTES].decode("utf-8", "replace")
+            with p.open("rb") as fh:
+                raw = fh.read(MAX_FILE_BYTES + 1)
+            ok = len(raw) <= MAX_FILE_BYTES  # the rest unread: what it includes is not known
+            data = raw[:MAX_FILE_BYTES].decode("utf-8", "replace")
             for n, line in enumerate(data.splitlines(), 1):
                 if "include" not in line and "import" not in line:
                     continue
                 m = _INCLUDE.match(line)
                 if m is not None:
-                    rows.append((n, m.group(1), m.group(2), line))
+                    rows.append((n, _delimiter(m.group(1), m.group(2)), m.group(3), line))
                     continue
-                rows.extend((n, f"probe{p[0]}", p[1], line) for p in _PROBE.findall(line))
+                rows.extend(
+                    (n, f"probe{_delimiter(nx, d)}", name, line)
+                    for nx, d, name in _PROBE.findall(line)
+                )
                 m2 = _MACRO_INCLUDE.match(line)
                 if m2 is not None:
                     rows.append((n, "macro", m2.group(1), line))

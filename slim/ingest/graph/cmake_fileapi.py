@@ -559,7 +559,6 @@ class _Builder:
         srcs: dict[str, None] = {}
         includes: dict[str, None] = {}
         inherited: dict[str, None] = {}
-        quote_dir_off = False
         system: dict[str, None] = {}
         declared: dict[str, str] = {}
         edges: dict[tuple[str, EdgeKind], Location | None] = {}
@@ -573,7 +572,6 @@ class _Builder:
                 if not s.is_generated:
                     srcs[s.path] = None
             inherited.update(dict.fromkeys(_inherited_compile(t)))
-            quote_dir_off = quote_dir_off or _quote_dir_off(t)
             for cg in t.compile_groups:
                 for inc in cg.includes:
                     if inc.path:
@@ -594,24 +592,21 @@ class _Builder:
             obj_dir = posixpath.join(build_dir, "CMakeFiles", f"{first.name}.dir") + "/"
             b.set_attr(i, "object_dir", obj_dir)
             b.add_artifact(obj_dir, label)
-        if includes:
-            b.set_attr(i, "include_dirs", tuple(includes))
-        if system:
-            b.set_attr(i, "system_include_dirs", tuple(system))
-        if declared:
-            b.set_attr(i, "include_dir_decls", tuple(declared.values()))
-        if inherited:
-            b.set_attr(i, "inherited_compile", tuple(inherited))
-        if quote_dir_off:
-            b.set_attr(i, "quote_dir_off", True)
-        if first.type in COMPILED_TYPES and not first.imported and self.source_root:
-            b.set_attr(i, "source_root", self.source_root)
-        if external:
-            b.set_attr(i, "link_external", tuple(sorted(external)))
-        if self.external_at.get(tid):
-            b.set_attr(i, "link_external_at", tuple(sorted(self.external_at[tid])))
-        if visibility:
-            b.set_attr(i, "link_visibility", tuple(sorted(visibility)))
+        compiled = first.type in COMPILED_TYPES and not first.imported
+        values: tuple[tuple[str, AttrValue], ...] = (
+            ("include_dirs", tuple(includes)),
+            ("system_include_dirs", tuple(system)),
+            ("include_dir_decls", tuple(declared.values())),
+            ("inherited_compile", tuple(inherited)),
+            ("quote_dir_off", any(_quote_dir_off(ld.target) for ld in loaded)),
+            ("source_root", self.source_root if compiled else ""),
+            ("link_external", tuple(sorted(external))),
+            ("link_external_at", tuple(sorted(self.external_at.get(tid, ())))),
+            ("link_visibility", tuple(sorted(visibility))),
+        )
+        for name, value in values:
+            if value:
+                b.set_attr(i, name, value)
         return i
 
     def edges(
