@@ -145,6 +145,13 @@ def load(path: Path, b: GraphBuilder) -> None:
                     name, "a <query> XML document", "no elements (empty file)", line=max(lineno, 1)
                 )
             parser.close()
+        except LookupError as exc:  # the declaration names an encoding Python lacks
+            raise InputError(
+                name,
+                "an XML declaration of a known encoding (Bazel writes UTF-8)",
+                str(exc),
+                line=lineno,
+            ) from None
         except ET.ParseError as exc:
             line, col = exc.position
             what = str(exc).split(":")[0]

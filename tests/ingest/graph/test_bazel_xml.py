@@ -139,6 +139,11 @@ def test_truncated_sample_names_the_line(tmp_path: Path) -> None:
         (b'<?xml version="1.1"?>\n<query version="2">\n</query>\n', "at least one <rule>"),
         (b'<?xml version="1.1"?>\n<query>\n<rule class="x"/>\n</query>\n', r":3: expected a name="),
         (b"digraph mygraph {\n}\n", r":1: expected well-formed XML"),
+        (  # an encoding Python has no codec for (expat raised LookupError)
+            b'<?xml version="1.1" encoding="TTF-8"?>\n<query version="2">\n</query>\n',
+            r":1: expected an XML declaration of a known encoding \(Bazel writes UTF-8\), "
+            "found unknown encoding: TTF-8$",
+        ),
     ],
 )
 def test_bad_documents(tmp_path: Path, data: bytes, match: str) -> None:
