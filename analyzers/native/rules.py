@@ -38,7 +38,8 @@ UNUSED_SHARED = Rule(
         "(LOAD), no DT_NEEDED names it, and only the build edge is left; an edge to a "
         "wrapper that brings nothing else (a CMake INTERFACE library) is the cut. A library "
         "whose name the binary or a library the program loads holds in its data (it may "
-        "dlopen it) is kept, and so is one defining a symbol whose name one of them that "
-        "calls dlsym holds as a string."
+        "dlopen it) is kept, as is every library of a program that calls dlopen, itself or "
+        "in a library it loads (a name built at run time shows in no data), and one "
+        "defining a symbol whose name one of them that calls dlsym holds as a string."
     ),
 )

@@ -184,7 +184,8 @@ def _blockers(binary: _Binary, how: _Need, lib: ElfFile, loaded: list[ElfFile]) 
     if lib.has_static_init and not how.dropped:
         out.append("it has static initializers (loading it has effects)")
     stems = (_stem(needed), _stem(posixpath.basename(lib.path)))
-    for e in [binary.elf, *(o for o in loaded if _imports(o, _LOADS))]:
+    loaders = [e for e in [binary.elf, *loaded] if _imports(e, _LOADS)]
+    for e in [binary.elf, *(o for o in loaders if o is not binary.elf)]:
         named = names_in_data(e, *stems)
         if named:
             out.append(
@@ -192,6 +193,12 @@ def _blockers(binary: _Binary, how: _Need, lib: ElfFile, loaded: list[ElfFile]) 
                 "the library by name (dlopen)"
             )
             break
+    else:
+        if loaders:
+            out.append(
+                f"{loaders[0].path} calls dlopen: the program may load the library by a "
+                "name built at run time, which no data shows (a plugin's)"
+            )
     for e in [binary.elf, *loaded] if not how.dropped else []:
         looked_up = _looked_up(e, lib)
         if looked_up:

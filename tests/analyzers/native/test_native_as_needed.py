@@ -7,11 +7,12 @@ only (`app -> extra` is dead), `app4` reaches extra through an INTERFACE wrapper
 edge to the wrapper is the cut), `app2` calls extra, `app3` links `plugin` and names it
 in its data (it may `dlopen` it), `app5` needs `hooks` (DT_NEEDED) for the `dlsym` of
 `hook_fn` alone, `app7` needs it for the `dlsym` of `host`, a library it calls (`app8`
-needs `plugin` for the `dlopen` of `loader`), `app6` needs `probe`'s include directory
+needs `plugin` for the `dlopen` of `loader`), `app9` calls `dlopen` with a name it
+builds at run time (its `plugin2` is in no data), `app6` needs `probe`'s include directory
 for a `__has_include` probe (no depfile lists a probed header). The truth is checked on
 the build: both cuts build and run; cutting app3's edge builds, and `app3` then fails to
-load the plugin (so does app8's loader); cutting app5's or app7's builds, and `hook_fn` is
-no longer found; cutting app6's builds, and `app6` takes the other branch.
+load the plugin (so do app8's loader and app9); cutting app5's or app7's builds, and
+`hook_fn` is no longer found; cutting app6's builds, and `app6` takes the other branch.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._cmake_project import build, built, codemodel_minor, report, run
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_as_needed"
 LIBS = ("libcore.so", "libextra.so", "libplugin.so", "libhooks.so", "libprobe.so")
-LIBS += ("libhost.so", "libloader.so")
+LIBS += ("libhost.so", "libloader.so", "libplugin2.so")
 
 
 def _slim004(
@@ -75,6 +76,7 @@ def test_a_library_the_binary_calls_is_no_finding(cmake: str, tmp_path: Path) ->
         ("app5", "//lib:hooks", "calls dlsym and holds the string 'hook_fn', a symbol the"),
         ("app7", "//lib:hooks", "libhost.so calls dlsym and holds the string 'hook_fn', a"),
         ("app8", "//lib:plugin", "libloader.so holds the string 'libplugin' in its data: the"),
+        ("app9", "//lib:plugin2", "app9 calls dlopen: the program may load the library by a"),
     ],
 )
 def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
@@ -82,7 +84,7 @@ def test_a_library_the_binary_may_load_or_look_up_by_name_is_kept(
 ) -> None:
     """app3 names the plugin (dlopen), app5 a symbol of hooks (dlsym); app7 and app8 call
     a library of the program that does (host looks the symbol up, loader names the
-    plugin), not the binary."""
+    plugin), not the binary; app9 calls dlopen with a name no data shows."""
     (f,) = _slim004(cmake, tmp_path, app)
     assert (f["target"], f["dep"], f["verdict"], f["removable"]) == (
         f"//:{app}",
@@ -152,13 +154,20 @@ def test_truth_both_cuts_build_and_run(cmake: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("app", "argv", "broken"),
-    [("app3", ["load"], 2), ("app5", [], 3), ("app6", [], 4), ("app7", [], 3), ("app8", [], 2)],
+    [
+        ("app3", ["load"], 2),
+        ("app5", [], 3),
+        ("app6", [], 4),
+        ("app7", [], 3),
+        ("app8", [], 2),
+        ("app9", [], 2),
+    ],
 )
 def test_truth_the_kept_cuts_build_and_break_the_program(
     cmake: str, tmp_path: Path, app: str, argv: list[str], broken: int
 ) -> None:
     """Built alone (`ninja APP`), as a user building one target does: without its edge,
-    app3 and app8's loader fail to load the plugin (exit 2), app5 and app7's host find no
+    app3, app8's loader and app9 fail to load the plugin (exit 2), app5 and app7's host find no
     `hook_fn` (exit 3), app6 takes the other branch (exit 4)."""
     src = tmp_path / "src"
     shutil.copytree(SRC, src)
