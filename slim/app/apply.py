@@ -84,10 +84,6 @@ def command_file(cuts: Sequence[Cut]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _token(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w${{}}/.:-]){re.escape(name)}(?![\w/.:-])")
-
-
 def resolve(root: Path, location: str) -> Path:
     p = Path(location)
     return p if p.is_absolute() else root / p
@@ -96,35 +92,100 @@ def resolve(root: Path, location: str) -> Path:
 def edit_cmake_text(text: str, fix: Fix) -> tuple[str, str]:
     """`text` (a CMakeLists.txt) with the dep removed from (or, for a replacement, renamed
     in) the `target_link_libraries` statement at the fix's line, and a one-line
-    description; raises UsageError when the statement does not name it (a variable, say)."""
+    description; raises UsageError when the statement does not name it as an argument of
+    its own (a variable, a generator expression, only a comment)."""
     loc, a = fix.location, fix.action
     if loc is None or loc.line is None:
         raise UsageError(f"{a.target} -> {a.dep}: no CMakeLists.txt line to edit is known")
     dep = label_name(a.dep)
     new_name = label_name(a.with_dep) if isinstance(a, Replace) else ""
     lines = text.splitlines(keepends=True)
-    pattern = _token(dep)
     start = loc.line - 1
+    if start >= len(lines):
+        raise UsageError(f"{loc}: line beyond the end of the file")
+    call = _Call()
     for i in range(start, min(len(lines), start + 200)):
-        new, n = pattern.subn(new_name, lines[i], count=1)
-        if n:
-            body = new.rstrip("\r\n")
-            eol = new[len(body) :]
-            body = re.sub(r"(?<=\S)[ \t]{2,}", " ", body).replace("( ", "(").replace(" )", ")")
-            lines[i] = "" if not body.strip() else body + eol
-            if body.strip() == ")" and i > 0 and lines[i - 1].strip():
-                prev = lines[i - 1].rstrip("\r\n")
-                lines[i - 1] = prev + ")" + lines[i - 1][len(prev) :]
-                lines[i] = ""
+        args = call.arguments(lines[i])
+        hit = next(((b, e) for b, e, arg in args if arg in (dep, f'"{dep}"')), None)
+        if hit is not None:
+            _cut_argument(lines, i, *hit, new_name)
             done = f"replaced {dep} with {new_name}" if new_name else f"removed {dep}"
             return "".join(lines), f"{loc.path}:{i + 1}: {done}"
-        if ")" in lines[i] and i > start:
+        if call.ended:
             break
-    raise UsageError(
-        f"{loc}: expected {dep} in target_link_libraries, found {lines[start].strip()!r}"
-        if start < len(lines)
-        else f"{loc}: line beyond the end of the file"
-    )
+    found = lines[start].strip()
+    raise UsageError(f"{loc}: expected {dep} in target_link_libraries, found {found!r}")
+
+
+def _cut_argument(lines: list[str], i: int, begin: int, end: int, new_name: str) -> None:
+    """Line `i` with its characters [begin, end) replaced by `new_name`, spaces tidied; a
+    line left with only the closing parenthesis joins the line before it, unless that
+    one ends in a comment."""
+    new = lines[i][:begin] + new_name + lines[i][end:]
+    body = new.rstrip("\r\n")
+    eol = new[len(body) :]
+    body = re.sub(r"(?<=\S)[ \t]{2,}", " ", body).replace("( ", "(").replace(" )", ")")
+    lines[i] = "" if not body.strip() else body + eol
+    if body.strip() == ")" and i > 0 and lines[i - 1].strip():
+        prev = lines[i - 1].rstrip("\r\n")
+        if "#" in prev:
+            lines[i] = ")" + eol
+        else:
+            lines[i - 1] = prev + ")" + lines[i - 1][len(prev) :]
+            lines[i] = ""
+
+
+class _Call:
+    """Reads a CMake command call line by line: the arguments after its first (the target
+    a `target_link_libraries` call is about), up to its closing parenthesis."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.opened = False
+        self.target_seen = False
+
+    @property
+    def ended(self) -> bool:
+        return self.opened and self.depth <= 0
+
+    def arguments(self, line: str) -> list[tuple[int, int, str]]:
+        """(start, end, text) of each argument of the call on `line`, up to its closing
+        parenthesis or a comment. Quoted arguments keep their quotes; a bracket argument
+        or comment ends the reading (no argument after it is offered for an edit)."""
+        out: list[tuple[int, int, str]] = []
+        k, n = 0, len(line)
+        while k < n and not self.ended:
+            ch = line[k]
+            if ch in " \t\r\n":
+                k += 1
+            elif ch == "#" or line.startswith(("[[", "[="), k):
+                break
+            elif ch in "()":
+                self.depth += 1 if ch == "(" else -1
+                self.opened = True
+                k += 1
+            else:
+                end = _argument_end(line, k)
+                if self.opened and self.target_seen:
+                    out.append((k, end, line[k:end]))
+                self.target_seen = self.target_seen or self.opened
+                k = end
+        return out
+
+
+def _argument_end(line: str, k: int) -> int:
+    """Where the argument starting at `k` ends: after its closing quote, or at the first
+    space, parenthesis, comment or quote of an unquoted one."""
+    n = len(line)
+    if line[k] == '"':
+        end = k + 1
+        while end < n and line[end] != '"':
+            end += 2 if line[end] == "\\" else 1
+        return min(end + 1, n)
+    end = k
+    while end < n and line[end] not in ' \t\r\n()#"':
+        end += 1
+    return end
 
 
 def _read(path: Path) -> bytes:
