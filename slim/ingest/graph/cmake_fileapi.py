@@ -587,12 +587,12 @@ class _Builder:
         for ld in loaded:
             if ld.config:
                 b.add_configuration(i, ld.config)
-        if first.type in COMPILED_TYPES and not first.imported:
+        compiled = first.type in COMPILED_TYPES and not first.imported
+        if compiled:
             build_dir = first.paths.build if first.paths.build not in (".", "") else ""
             obj_dir = posixpath.join(build_dir, "CMakeFiles", f"{first.name}.dir") + "/"
             b.set_attr(i, "object_dir", obj_dir)
             b.add_artifact(obj_dir, label)
-        compiled = first.type in COMPILED_TYPES and not first.imported
         values: tuple[tuple[str, AttrValue], ...] = (
             ("include_dirs", tuple(includes)),
             ("system_include_dirs", tuple(system)),
