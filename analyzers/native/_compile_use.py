@@ -19,17 +19,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from slim.ingest.compile.forced import forced_includes
 from slim.model.compile import CompileDeps, CompiledObject
 from slim.model.findings import Evidence
-from slim.model.graph import BuildGraph
+from slim.model.graph import CODE_KINDS, BuildGraph
 from slim.model.ownership import Ownership, source_path
 
+from ._bazel_includes import (
+    HEADER_SUFFIXES,
+    SearchPaths,
+    listed_headers,
+    package_dir,
+    prefixed_names,
+    search_paths,
+    virtual_owner,
+)
 from ._header_owners import HeaderOwners
 from ._link_view import ANALYZER
 from ._propagation import exported_dirs
 
-C_SUFFIXES: tuple[str, ...] = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", ".h")
-C_SUFFIXES += (".hh", ".hpp", ".hxx", ".h++", ".inc", ".ipp", ".tcc", ".cuh", ".inl")
+C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm", *HEADER_SUFFIXES)
 _INCLUDE = re.compile(r'^\s*#\s*(include_next|include|import)\s*([<"])([^>"]+)[>"]')
 _MACRO_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s+([A-Za-z_]\w*)")
 #: `__has_include(<x.h>)`: a probe, which compiler depfiles do not list.
@@ -37,6 +46,17 @@ _PROBE = re.compile(r'__has_include(_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def forced(graph: BuildGraph, t: int) -> tuple[str, ...]:
+    """The files `t`'s compile options force into every source (CMake compile fragments,
+    Bazel `copts`): no `#include` shows them."""
+    attrs = graph.target(t).attrs
+    given = attrs.get("forced_includes")
+    if isinstance(given, tuple):
+        return tuple(map(str, given))
+    copts = attrs.get("copts")
+    return forced_includes(map(str, copts)) if isinstance(copts, tuple) else ()
 
 
 def _delimiter(directive: str, delimiter: str) -> str:
@@ -176,6 +196,8 @@ class CompileIndex:
         """Objects compiled from a source outside the workspace and every source root
         (evidence of another tree): their target's compile is not known from it."""
         self.given = False
+        self._prefixed: dict[int, dict[str, str]] = {}
+        """Per Bazel target with an include prefix: include name -> its header."""
         seen: set[str] = set()
         strangers: set[int] = set()
         for d in deps:
@@ -196,6 +218,8 @@ class CompileIndex:
         )
         self._scan_cache: dict[str, tuple[list[tuple[str, int, str, str]], bool]] = {}
         self._probes: dict[int, list[HeaderUse]] = {}
+        self._searches: dict[int, SearchPaths] = {}
+        self._closure_headers: dict[int, dict[str, list[str]]] = {}
 
     def _ninja_attrs(self) -> None:
         """Headers a `ninja -t deps` graph input recorded per target."""
@@ -246,7 +270,21 @@ class CompileIndex:
         p = _BAZEL_GEN.sub("", p)
         while p.startswith("../"):
             p = p[3:]
+        if "_virtual_includes/" in p:
+            return self._unvirtual(p)
         return None if p in (".", "") else p
+
+    def _unvirtual(self, path: str) -> str:
+        """The workspace header a `_virtual_includes` path of Bazel's links to (the path
+        itself when its target or the header is not known)."""
+        owner = virtual_owner(path)
+        t = None if owner is None else self.g.lookup(owner[0])
+        if owner is None or t is None:
+            return path
+        names = self._prefixed.get(t)
+        if names is None:
+            names = self._prefixed[t] = prefixed_names(self.g, t)
+        return names.get(owner[1], path)
 
     # -- per target ----------------------------------------------------------------------
     def of(self, t: int) -> TargetCompile | None:
@@ -318,18 +356,51 @@ class CompileIndex:
         bazel = tgt.attrs.get("includes")
         if isinstance(bazel, tuple):
             for d in bazel:
-                dirs.append(posixpath.normpath(posixpath.join(tgt.package, str(d))))
+                path = posixpath.normpath(posixpath.join(package_dir(tgt.label), str(d)))
+                dirs.append("" if path == "." else path)
         return list(dict.fromkeys(dirs))
 
-    def _include_dirs(self, t: int) -> list[str]:
-        return list(dict.fromkeys([*self.declared_dirs(t), ""]))
+    def _search(self, t: int) -> SearchPaths:
+        """Where `t`'s compile looks for an include: its declared directories, those its
+        Bazel deps pass on (`includes`, prefixed header names), then the workspace root."""
+        hit = self._searches.get(t)
+        if hit is None:
+            bazel = search_paths(self.g, t)
+            dirs = [*self.declared_dirs(t), *bazel.dirs, ""]
+            hit = self._searches[t] = SearchPaths(list(dict.fromkeys(dirs)), bazel.names)
+        return hit
+
+    def _listed_as(self, t: int, name: str) -> list[str]:
+        """Headers of `t`'s code closure that an include of `name` may find through an
+        include path the graph does not show (a project header, not a system one)."""
+        by_base = self._closure_headers.get(t)
+        if by_base is None:
+            by_base = self._closure_headers[t] = {}
+            for d in self.g.closure([t], CODE_KINDS).tolist():
+                for h in listed_headers(self.g, d):
+                    by_base.setdefault(posixpath.basename(h), []).append(h)
+        norm = posixpath.normpath(name)
+        return [
+            h
+            for h in by_base.get(posixpath.basename(norm), [])
+            if h == norm or h.endswith("/" + norm)
+        ]
 
     def _scan(self, t: int, srcs: list[str]) -> TargetCompile:
         assert self.workspace is not None
         tc = TargetCompile("static #include scan")
-        dirs = self._include_dirs(t)
+        search = self._search(t)
         todo = list(srcs)
         done: set[str] = set()
+        for name in forced(self.g, t) if srcs else ():
+            path = self.rel(name) if posixpath.isabs(name) else name
+            found = None if path is None else self._resolve("", '"', path, search)
+            if found is None:
+                tc.unresolved.append(f"{self.g.labels[t]}: -include {name} (a compile option)")
+                continue
+            ev = Evidence(srcs[0], f"-include {name} (a compile option)", None, None, ANALYZER)
+            tc.headers.append(HeaderUse(found, srcs[0], ev))
+            todo.append(found)
         while todo and len(done) < MAX_SCAN_FILES:
             f = todo.pop()
             if f in done:
@@ -341,10 +412,15 @@ class CompileIndex:
                 if kind == "macro":
                     tc.unresolved.append(f"{f}:{line}: {text.strip()} (computed include)")
                     continue
-                found = self._resolve(f, kind, name, dirs)
+                found = self._resolve(f, kind, name, search)
                 if found is None:
                     if kind == '"' and row_kind == kind:  # (a probe may find nothing)
                         tc.unresolved.append(f"{f}:{line}: {text.strip()}")
+                    elif kind == "<" and (listed := self._listed_as(t, name)):
+                        tc.unresolved.append(
+                            f"{f}:{line}: {text.strip()}, which may be {listed[0]} through an "
+                            "include path the graph does not show"
+                        )
                     continue
                 tc.headers.append(
                     HeaderUse(found, f, Evidence(f, text.strip(), line, None, ANALYZER))
@@ -396,12 +472,12 @@ class CompileIndex:
 
     def _probed(self, t: int, tc: TargetCompile) -> list[HeaderUse]:
         files = [f for f in tc.read if not posixpath.isabs(f)]
-        dirs = self._include_dirs(t)
+        search = self._search(t)
         out = []
         for f in files:  # (what the depfiles list: no cap that would hide a probe)
             for line, kind, name, text in self._includes(f)[0]:
                 if kind.startswith("probe"):
-                    found = self._resolve(f, kind.removeprefix("probe"), name, dirs)
+                    found = self._resolve(f, kind.removeprefix("probe"), name, search)
                     if found is not None:
                         ev = Evidence(f, text.strip(), line, None, ANALYZER)
                         out.append(HeaderUse(found, f, ev, probe=True))
@@ -435,13 +511,14 @@ class CompileIndex:
                 found = found or Evidence(f, text.strip(), line, None, ANALYZER)
         return found
 
-    def _resolve(self, f: str, kind: str, name: str, dirs: list[str]) -> str | None:
+    def _resolve(self, f: str, kind: str, name: str, search: SearchPaths) -> str | None:
         assert self.workspace is not None
         cands = [posixpath.dirname(f)] if kind == '"' else []
-        for d in [*cands, *dirs]:
+        for d in [*cands, *search.dirs]:
             rel = posixpath.normpath(posixpath.join(d, name)) if d else posixpath.normpath(name)
             if rel.startswith("../"):
                 continue
             if (self.workspace / rel).is_file():
                 return rel
-        return None
+        named = search.names.get(posixpath.normpath(name))
+        return named if named is not None and (self.workspace / named).is_file() else None

@@ -28,7 +28,7 @@ from ._carried_flags import (
     flags_missing,
     flags_unknown,
 )
-from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile
+from ._compile_use import C_SUFFIXES, CompileIndex, HeaderUse, TargetCompile, forced
 from ._details import LinkDetails
 from ._link_verdict import Verdict
 from ._link_view import (
@@ -576,6 +576,7 @@ def _header_uses(
             prov.exact
             and all(_cmake(g, t) for t in (u, *prov.targets))
             and not g.target(u).attrs.get("quote_dir_off")
+            and not forced(g, u)
         ):
             found = ev.compile.beside(tc, h.header)
             if found is not None:

@@ -22,19 +22,13 @@ from dataclasses import dataclass
 from slim.model.graph import CODE_KINDS, BuildGraph
 from slim.model.ownership import source_path
 
+from ._bazel_includes import package_dir
+
 _NOT_OWNERS = frozenset(
     {"", "source file", "generated file", "custom", "filegroup", "package_group"}
 )
 #: Dependants looked at to tell that an origin passes its include directory on.
 MAX_EXPORT_CHECKS = 50
-
-
-def _package_dir(label: str) -> str:
-    """`//a/b:x` -> `a/b`; `@r//a:x` -> `external/r/a` (where Bazel puts its sources)."""
-    repo, _, rest = label.partition("//")
-    pkg = rest.partition(":")[0]
-    repo = repo.lstrip("@")
-    return f"external/{repo}/{pkg}".rstrip("/") if repo else pkg
 
 
 def _depth(d: str) -> int:
@@ -106,7 +100,7 @@ class HeaderOwners:
             if isinstance(hdrs, tuple):
                 for h in hdrs:
                     self._listed[source_path(str(h))].add(t.id)
-            self._pkg[_package_dir(t.label)].add(t.id)
+            self._pkg[package_dir(t.label)].add(t.id)
             for d in self._dirs_of(t.id):
                 self._holders[d].add(t.id)
 

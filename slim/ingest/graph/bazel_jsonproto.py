@@ -41,7 +41,16 @@ KEPT_STRING_LISTS = frozenset({"tags", "imports", "linkopts", "includes", "copts
 #: them so; without it the export holds the selector).
 SELECTED_LISTS = frozenset({"defines"})
 KEPT_BOOLEANS = frozenset({"testonly", "alwayslink", "linkstatic", "linkshared"})
-KEPT_STRINGS = frozenset({"base_module", "main", "strip_import_prefix", "import_prefix"})
+KEPT_STRINGS = frozenset(
+    {
+        "base_module",
+        "main",
+        "strip_import_prefix",
+        "import_prefix",
+        "strip_include_prefix",
+        "include_prefix",
+    }
+)
 _EDGE_TYPES = LABEL_TYPES | {"SELECTOR_LIST"}
 _KEPT_SCALARS = KEPT_BOOLEANS | KEPT_STRINGS | SELECTED_LISTS
 

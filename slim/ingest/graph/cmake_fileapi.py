@@ -51,6 +51,7 @@ import msgspec
 from slim.errors import InputError, describe_found
 from slim.ingest._io import read_limited
 from slim.ingest._jsonpath import line_of
+from slim.ingest.compile.forced import forced_includes
 from slim.ingest.graph.cmake_reply import INDEX, reply_dir
 from slim.model.graph import AttrValue, EdgeKind, GraphBuilder, Location
 
@@ -328,6 +329,13 @@ def _quote_dir_off(t: Target) -> bool:
     )
 
 
+def _forced(t: Target) -> tuple[str, ...]:
+    """The files `t`'s compile options force into every source (`-include cfg.h`)."""
+    return forced_includes(
+        f.fragment for cg in t.compile_groups for f in cg.compile_command_fragments
+    )
+
+
 def _location(t: Target, backtrace: int | None) -> tuple[Location | None, str]:
     """The innermost project frame of a backtrace (file:line) and its command name."""
     g = t.backtrace_graph
@@ -599,6 +607,10 @@ class _Builder:
             ("include_dir_decls", tuple(declared.values())),
             ("inherited_compile", tuple(inherited)),
             ("quote_dir_off", any(_quote_dir_off(ld.target) for ld in loaded)),
+            (
+                "forced_includes",
+                tuple(dict.fromkeys(f for ld in loaded for f in _forced(ld.target))),
+            ),
             ("source_root", self.source_root if compiled else ""),
             ("link_external", tuple(sorted(external))),
             ("link_external_at", tuple(sorted(self.external_at.get(tid, ())))),

@@ -23,12 +23,14 @@ their dependants: their dependants' depfiles say what the headers include.
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from analyzers.native._bazel_includes import SearchPaths
 from slim.app.session import Request, Session
 from slim.infra.config import Config
 from slim.ingest import load_graph
@@ -44,11 +46,12 @@ GRAPHS = ("cquery.jsonproto.json", "query.pb")
 
 
 def _verdicts(
-    graph: str, app: str, select: str = "SLIM002", *, scan: bool = True
+    graph: str, app: str, select: str = "SLIM002", *, scan: bool = True, depfiles: bool = True
 ) -> dict[tuple[str, str], dict[str, object]]:
     libs = [*(OUT / BIN / "lib").rglob("*.o"), *(OUT / BIN / "_solib_k8").glob("*.so")]
     args = [f"//app:{app}", "--graph", graph, "--linkmap", f"maps/{app}.map"]
-    args += ["--compile", "bazel-out", "--binary", f"{BIN}/app/{app}"]
+    args += ["--compile", "bazel-out"] if depfiles else []
+    args += ["--binary", f"{BIN}/app/{app}"]
     args += [a for o in sorted(libs) for a in ("--binary", str(o.relative_to(OUT)))]
     args += ["--workspace", str(SRC)] if scan else []
     args += ["--select", select]
@@ -197,3 +200,103 @@ def test_an_unflattened_select_of_defines_gives_every_branch() -> None:
     output): every branch's values are read."""
     g = load_graph([OUT / "query.noflatten.pb"])
     assert g.target(g.ids["//lib:sel"]).attrs["defines"] == ("SEL_MODE=2", "SEL_MODE=1")
+
+
+#: (binary, dep, the header it includes through an include path Bazel makes)
+THROUGH_PATHS = [
+    ("app_vinc", "//lib:vinc", "lib/vinc/include/vinc/v.h"),  # strip_include_prefix
+    ("app_inc", "//lib:inc", "lib/inc/i.h"),  # includes
+    ("app_pfx", "//lib:pfx", "lib/pfxdir/p.h"),  # include_prefix
+]
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("depfiles", [True, False])
+@pytest.mark.parametrize(("app", "dep", "header"), THROUGH_PATHS)
+def test_a_header_found_through_an_include_path_bazel_makes_is_a_use(
+    graph: str, depfiles: bool, app: str, dep: str, header: str
+) -> None:
+    """`#include <vinc/v.h>` (a `_virtual_includes` tree), `<i.h>` (`includes`), `"ext/p.h"`
+    (`include_prefix`): with only a static scan, the first two were read as system headers,
+    so the edge was removable of high confidence; each cut fails with `fatal error: vinc/
+    v.h: No such file or directory` (and `i.h`, `ext/p.h`) in Bazel 4.2.3."""
+    (found,) = _verdicts(graph, app, depfiles=depfiles).values()
+    assert (found["dep"], found["verdict"], found["removable"], found["confidence"]) == (
+        dep,
+        "header-only-use",
+        False,
+        "high" if depfiles else "medium",
+    )
+    how = "depfile" if depfiles else "static #include scan"
+    assert f"app/{app.removeprefix('app_')}_main.c includes {header} ({how})" in str(
+        found["message"]
+    )
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("depfiles", [True, False])
+def test_a_header_forced_in_by_copts_is_a_use(graph: str, depfiles: bool) -> None:
+    """`copts = ["-include", "i.h"]` and no `#include`: with only a static scan the edge
+    was removable of high confidence; the cut fails with `<command-line>: fatal error: i.h:
+    No such file or directory`."""
+    (found,) = _verdicts(graph, "app_forced", depfiles=depfiles).values()
+    assert (found["dep"], found["verdict"], found["removable"]) == (
+        "//lib:inc",
+        "header-only-use",
+        False,
+    )
+
+
+@pytest.mark.parametrize("depfiles", [True, False])
+def test_deps_whose_headers_nothing_includes_stay_removable(depfiles: bool) -> None:
+    """The control: //app:app_nouse builds and runs with all three edges cut."""
+    found = _verdicts(GRAPHS[0], "app_nouse", depfiles=depfiles)
+    assert {k[1]: (f["verdict"], f["removable"]) for k, f in found.items()} == {
+        dep: ("unreferenced", True) for _, dep, _ in THROUGH_PATHS
+    }
+
+
+def test_an_include_path_the_graph_does_not_show_leaves_the_compile_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An angled include that resolves nowhere is a system header only when no header of
+    the binary's closure could be it: `<i.h>` with the `includes` directory unseen (an
+    export without it, a Buck2 `header_namespace`) may be `lib/inc/i.h`."""
+    loaded = importlib.import_module("slim_analyzers.native._compile_use")  # (the plugin's)
+    monkeypatch.setattr(loaded, "search_paths", lambda _g, _t: SearchPaths())
+    libs = sorted((OUT / BIN / "lib").rglob("*.o"))
+    req = Request(
+        graphs=(OUT / "cquery.jsonproto.json",),
+        use_cache=False,
+        evidence={
+            "linkmap": (OUT / "maps" / "app_inc.map",),
+            "binary": (OUT / BIN / "app" / "app_inc", *libs),
+        },
+        workspace=SRC,
+        select=("SLIM002",),
+    )
+    s = Session(req, config=Config())
+    (f,) = s.report(s.select_roots(["//app:app_inc"])).findings
+    assert (f.dep, f.verdict, f.removable) == ("//lib:inc", "unreferenced", False)
+    assert (
+        "app/inc_main.c:1: #include <i.h>, which may be lib/inc/i.h through an include path "
+        "the graph does not show" in f.message
+    )
+
+
+@pytest.mark.parametrize("graph", [*GRAPHS, "query.noflatten.pb"])
+def test_the_graph_keeps_each_library_s_include_paths(graph: str) -> None:
+    g = load_graph([OUT / graph])
+    kept = {
+        g.labels[i]: {
+            k: v
+            for k, v in g.target(i).attrs.items()
+            if k in ("includes", "strip_include_prefix", "include_prefix")
+        }
+        for i in range(len(g.labels))
+    }
+    assert {k: v for k, v in kept.items() if v} == {
+        "//lib:vinc": {"strip_include_prefix": "vinc/include"},
+        "//lib:inc": {"includes": ("inc",)},
+        "//lib:pfx": {"strip_include_prefix": "pfxdir", "include_prefix": "ext"},
+    }

@@ -25,6 +25,7 @@ pkgdir() { dpkg -L "$1" 2>/dev/null | grep -E "$2" | head -1 || true; }
 BZ() { ( cd "$WS" && HOME=$WORK/home bazel --output_user_root="$WORK/root" "$@" ); }
 BZ clean 2>/dev/null  # a map is written only when the link runs again
 U='deps(//app:all)'
+APPS="app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2 app_vinc app_inc app_pfx app_nouse app_forced"
 BZ cquery "$U" --noimplicit_deps --relative_locations --output=jsonproto 2>/dev/null \
   > "$OUT/cquery.jsonproto.json"
 BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \
@@ -32,13 +33,13 @@ BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --outpu
 BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \
   --proto:flatten_selects=false 2>/dev/null > "$OUT/query.noflatten.pb"
 rm -rf "$OUT/maps" "$OUT/bazel-out" && mkdir -p "$OUT/maps"
-for app in app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2; do
+for app in $APPS; do
   BZ build "//app:$app" "--linkopt=-Wl,-Map=$OUT/maps/$app.map,--cref,--gc-sections" 2>/dev/null
 done
 BIN=$(BZ info bazel-bin 2>/dev/null)
 ( cd "$BIN/../../.." && find bazel-out/k8-fastbuild/bin \( -name '*.d' -o -name '*.a' -o -name '*.o' \) \
     -print | sort | while read -r f; do mkdir -p "$OUT/$(dirname "$f")"; cp "$f" "$OUT/$f"; done )
-for app in app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2; do
+for app in $APPS; do
   cp "$BIN/app/$app" "$OUT/bazel-out/k8-fastbuild/bin/app/$app"
 done
 mkdir -p "$OUT/bazel-out/k8-fastbuild/bin/_solib_k8"

@@ -1,0 +1,2 @@
+bazel-out/k8-fastbuild/bin/app/_objs/app_nouse/nouse_main.pic.o: \
+ app/nouse_main.c /usr/include/stdc-predef.h

@@ -1,0 +1,1 @@
+int main(void) { return INC_K == 8 ? 0 : 1; }

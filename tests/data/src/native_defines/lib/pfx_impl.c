@@ -1,0 +1,1 @@
+int pfx_fn(void) { return 3; }

@@ -1,0 +1,4 @@
+#ifndef VINC_V_H
+#define VINC_V_H
+#define VINC_K 7
+#endif

@@ -1,0 +1,1 @@
+int vinc_fn(void) { return 1; }
