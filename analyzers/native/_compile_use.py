@@ -12,11 +12,13 @@ outside every root; other files (system headers) belong to nobody.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 from weakref import WeakKeyDictionary
 
 from slim.ingest.compile.forced import forced_includes
@@ -46,6 +48,8 @@ _PROBE = re.compile(r'__has_include(_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Files of the workspace searched for a header the graph does not list (`_listed_as`).
+MAX_WALK_FILES = 200_000
 
 
 def forced(graph: BuildGraph, t: int) -> tuple[str, ...]:
@@ -220,6 +224,7 @@ class CompileIndex:
         self._probes: dict[int, list[HeaderUse]] = {}
         self._searches: dict[int, SearchPaths] = {}
         self._closure_headers: dict[int, dict[str, list[str]]] = {}
+        self._walked: dict[str, list[str]] | Literal[False] | None = False
 
     def _ninja_attrs(self) -> None:
         """Headers a `ninja -t deps` graph input recorded per target."""
@@ -379,12 +384,38 @@ class CompileIndex:
             for d in self.g.closure([t], CODE_KINDS).tolist():
                 for h in listed_headers(self.g, d):
                     by_base.setdefault(posixpath.basename(h), []).append(h)
+        if not by_base:  # a graph that lists no header (`ninja -t graph`): the workspace's
+            walked = self._workspace_headers()
+            if walked is None:
+                return [f"a header of the workspace (over {MAX_WALK_FILES} files: not searched)"]
+            by_base = walked
         norm = posixpath.normpath(name)
         return [
             h
             for h in by_base.get(posixpath.basename(norm), [])
             if h == norm or h.endswith("/" + norm)
         ]
+
+    def _workspace_headers(self) -> dict[str, list[str]] | None:
+        """Basename -> the headers in the workspace (hidden directories and symbolic links
+        not followed), found once; None when it holds more than `MAX_WALK_FILES` files."""
+        if self._walked is not False:
+            return self._walked
+        assert self.workspace is not None
+        out: dict[str, list[str]] = {}
+        seen = 0
+        for top, dirs, files in os.walk(self.workspace):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            seen += len(files)
+            if seen > MAX_WALK_FILES:
+                self._walked = None
+                return None
+            rel = posixpath.relpath(top, str(self.workspace))
+            for f in sorted(files):
+                if f.endswith(HEADER_SUFFIXES):
+                    out.setdefault(f, []).append(f if rel == "." else posixpath.join(rel, f))
+        self._walked = out
+        return out
 
     def _scan(self, t: int, srcs: list[str]) -> TargetCompile:
         assert self.workspace is not None

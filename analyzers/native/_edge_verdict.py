@@ -103,6 +103,16 @@ class EdgeEvidence:
                 message=f"{link.message} Not certain without {missing}.",
                 details=details,
             )
+        if use.how and not use.exact and link.removable and link.confidence is Confidence.HIGH:
+            missing = "--compile (depfiles or `ninja -t deps`: what each compile read)"
+            details = _also_missing(details, missing)
+            link = dataclasses.replace(
+                link,
+                confidence=Confidence.MEDIUM,
+                message=f"{link.message} Not certain without {missing}: a static #include "
+                "scan does not see every include path a build may use.",
+                details=details,
+            )
         if link.details.idle_initializers and not use.exact:
             msg = (
                 f"{dep} contributes nothing to {ctx.root_label}'s link and "

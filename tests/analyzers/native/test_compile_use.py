@@ -56,3 +56,44 @@ def test_a_file_read_only_in_part_is_not_known_to_include_it_only_beside(
     source = '#include "utils.h"\n' + "int x;\n" * 20 + "#include <utils.h>\n"
     assert _beside(tmp_path, source) is None
     assert _beside(tmp_path, '#include "utils.h"\n' + "int x;\n" * 6) is not None
+
+
+def _scanned(ws: Path, include: str, *, listed: tuple[str, ...] = ()) -> TargetCompile:
+    """The static scan of `app/main.c` (`include` its only line) in a graph whose one
+    target lists `listed` besides it, with `lib/include/foo.h` in the workspace."""
+    (ws / "app").mkdir(parents=True)
+    (ws / "lib" / "include").mkdir(parents=True)
+    (ws / "lib" / "include" / "foo.h").write_text("#define FOO 1\n")
+    (ws / "app" / "main.c").write_text(f"{include}\nint main(void) {{ return 0; }}\n")
+    b = GraphBuilder()
+    b.add_target("//app:main", "cc_binary", srcs=("//app:main.c", *listed))
+    g = b.build()
+    tc = CompileIndex(g, Ownership.of(g), [], ws).of(0)
+    assert tc is not None
+    return tc
+
+
+def test_an_angled_include_a_listed_header_may_be_is_not_a_system_header(tmp_path: Path) -> None:
+    tc = _scanned(tmp_path, "#include <foo.h>", listed=("//lib:include/foo.h",))
+    assert tc.unresolved == [
+        "app/main.c:1: #include <foo.h>, which may be lib/include/foo.h through an include "
+        "path the graph does not show"
+    ]
+
+
+def test_a_graph_listing_no_header_has_the_workspace_searched(tmp_path: Path) -> None:
+    """`ninja -t graph` lists the compiled sources only: `<foo.h>` may still be the
+    workspace's, `<stdio.h>` (no such file in it) is a system header."""
+    assert _scanned(tmp_path / "a", "#include <foo.h>").unresolved == [
+        "app/main.c:1: #include <foo.h>, which may be lib/include/foo.h through an include "
+        "path the graph does not show"
+    ]
+    assert _scanned(tmp_path / "b", "#include <stdio.h>").unresolved == []
+
+
+def test_a_workspace_too_large_to_search_leaves_an_angled_include_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_compile_use, "MAX_WALK_FILES", 1)
+    (found,) = _scanned(tmp_path, "#include <stdio.h>").unresolved
+    assert "a header of the workspace (over 1 files: not searched)" in found
