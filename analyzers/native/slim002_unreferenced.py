@@ -110,10 +110,29 @@ def payload(g: BuildGraph, n: int) -> list[int] | None:
     return sorted(out)
 
 
+#: A target's options for the links of its dependants: Bazel `linkopts`, Buck2's exported
+#: linker flags (CMake's libraries named by path or `-l` are `link_external`).
+LINK_OPTION_ATTRS = ("linkopts", "exported_linker_flags", "exported_post_linker_flags")
+#: Options that only say how the target's own archive is linked (see `_registration`).
+_OWN_ARCHIVE = ("--whole-archive", "--no-whole-archive", "-force_load", "-all_load")
+
+
+def link_options(t: Target) -> list[str]:
+    """What the target puts on its dependants' link lines that no map ties to it: the
+    libraries it names by path or `-l` (CMake), its linker options (Bazel, Buck2: `-lz`
+    adds a library a dependant may call into; `-u sym` changes what is extracted)."""
+    out: list[str] = []
+    for name in ("link_external", *LINK_OPTION_ATTRS):
+        given = t.attrs.get(name)
+        if isinstance(given, tuple):
+            out += [str(v) for v in given if not any(w in str(v) for w in _OWN_ARCHIVE)]
+    return out
+
+
 def _opaque(t: Target) -> bool:
-    """A target without code whose link contribution the graph does not name."""
-    attrs = t.attrs
-    return not t.kind or bool(attrs.get("imported") or attrs.get("link_external"))
+    """A target whose part of the link the graph does not name (an imported or unknown
+    one, or one that adds libraries or options to its dependants' links)."""
+    return not t.kind or bool(t.attrs.get("imported")) or bool(link_options(t))
 
 
 def _dead_payload(g: BuildGraph, views: list[MapView], n: int) -> bool:
@@ -194,12 +213,7 @@ def _drops_unseen(
     if not unseen:
         return verdict
     shown = ", ".join(g.labels[x] for x in unseen[:3])
-    external = [
-        str(v)
-        for x in unseen
-        if isinstance(libs := g.target(x).attrs.get("link_external"), tuple)
-        for v in libs
-    ]
+    external = [v for x in unseen for v in link_options(g.target(x))]
     what = f" (it links {', '.join(external[:3])})" if external else ""
     return _kept(
         verdict,

@@ -30,6 +30,8 @@ KEPT_FLAGS = frozenset(
         "exported_platform_preprocessor_flags",
     }
 )
+#: Linker flags a target hands its dependants' links (`-lz`: a library no map ties to it).
+KEPT_LINK_FLAGS = frozenset({"exported_linker_flags", "exported_post_linker_flags"})
 _TARGETS_KEYS = (b'"buck.', b'"compatible_targets"', b'"incompatible_targets"', b'"name"')
 
 
@@ -155,7 +157,7 @@ def _edges(
             if text is not None:
                 kept[name] = text
             continue
-        if name in KEPT_FLAGS:
+        if name in KEPT_FLAGS or name in KEPT_LINK_FLAGS:
             flags = tuple(_strings(value))
             if flags:
                 kept[name] = flags

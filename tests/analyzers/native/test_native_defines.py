@@ -300,3 +300,20 @@ def test_the_graph_keeps_each_library_s_include_paths(graph: str) -> None:
         "//lib:inc": {"includes": ("inc",)},
         "//lib:pfx": {"strip_include_prefix": "pfxdir", "include_prefix": "ext"},
     }
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_a_library_a_dep_s_linkopts_put_on_the_link_keeps_the_edge(graph: str) -> None:
+    """//lib:zwrap's `linkopts = ["-lz"]`: //app:app_z calls zlibVersion and nothing else
+    gives it -lz. No map ties libz to a target, so the link's use of it is unknown; the
+    edge was removable of high confidence, and the cut does not link (`undefined reference
+    to 'zlibVersion'`)."""
+    (found,) = _verdicts(graph, "app_z").values()
+    assert (found["dep"], found["verdict"], found["removable"]) == (
+        "//lib:zwrap",
+        "unreferenced",
+        False,
+    )
+    assert "the cut also takes //lib:zwrap (it links -lz) out of //app:app_z's closure" in str(
+        found["message"]
+    )

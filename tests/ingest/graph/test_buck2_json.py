@@ -259,6 +259,29 @@ def test_exported_preprocessor_flags_are_kept_with_every_select_branch(tmp_path:
     assert g.target(g.ids["root//l:plain"]).attrs == {}
 
 
+def test_exported_linker_flags_are_kept(tmp_path: Path) -> None:
+    """`exported_linker_flags` reach every dependant's link (`-lz`: a library no map ties
+    to the target); its own `linker_flags` do not."""
+    doc = {
+        "root//l:zwrap": {
+            "buck.type": "prelude//rules.bzl:cxx_library",
+            "exported_linker_flags": {
+                "__type": "selector",
+                "entries": {"root//os:linux": ["-lz"], "DEFAULT": ["-lzlib"]},
+            },
+            "exported_post_linker_flags": ["-lm"],
+            "linker_flags": ["-Wl,--as-needed"],
+        },
+    }
+    path = tmp_path / "cquery.json"
+    path.write_text(json.dumps(doc))
+    g = load_graph([path])
+    assert g.target(g.ids["root//l:zwrap"]).attrs == {
+        "exported_linker_flags": ("-lz", "-lzlib"),
+        "exported_post_linker_flags": ("-lm",),
+    }
+
+
 @pytest.mark.parametrize("asked", [True, False])
 def test_an_export_without_the_flag_attributes_says_its_flags_are_unseen(
     tmp_path: Path, asked: bool

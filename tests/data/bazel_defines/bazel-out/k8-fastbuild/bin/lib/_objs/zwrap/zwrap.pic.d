@@ -1,0 +1,2 @@
+bazel-out/k8-fastbuild/bin/lib/_objs/zwrap/zwrap.pic.o: lib/zwrap.c \
+ /usr/include/stdc-predef.h
