@@ -187,7 +187,9 @@ class Ownership:
                 i = self.graph.lookup(cand)
                 if i is not None:
                     return i
-        return None
+        # an artifact at the top of the build directory (`libx.so` of a CMake build named
+        # absolute): only as the build lists it, never by a label guessed from the name
+        return self._registered(parts[-1]) if len(parts) > 1 else None
 
     def _candidates(self, p: str) -> list[str]:
         out: list[str] = []

@@ -25,6 +25,7 @@ def graph():  # type: ignore[no-untyped-def]
     b.add_target("//py:mypkg", "py_library", srcs=["//py:src/mypkg/__init__.py"])
     b.add_artifact("out/weird/name.o", "//lib:util")
     b.add_artifact("lib/libevent_core-2.2.so", "//:core")  # the file API's artifact
+    b.add_artifact("libgtest.so", "//:gtest")  # at the top of the build directory
     return b.build()
 
 
@@ -54,6 +55,9 @@ def graph():  # type: ignore[no-untyped-def]
         # the versioned file a link names (SOVERSION): the artifact is the .so
         ("lib/libevent_core-2.2.so.1.0.0", "//:core"),
         ("/tmp/build/lib/libevent_core-2.2.so.1", "//:core"),
+        # a top-level artifact named absolute (it was nobody's, so a SLIM004 finding had
+        # no edge to judge)
+        ("/tmp/build/libgtest.so", "//:gtest"),
         # Bazel's `_solib_<cpu>/` symlinks, named as Bazel 4.2.3 named them here
         ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest.so", "//:gtest"),
         ("bazel-out/k8-fastbuild/bin/_solib_k8/liblibgtest_Umain.so", "//:gtest_main"),
@@ -79,6 +83,7 @@ def test_artifact_owner(path: str, owner: str) -> None:
     "path",
     [
         "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib/libcore.so",  # a label guessed from the file name alone is not an owner
         "crt1.o",
         "libfoo.a(bar.o)",
         "bazel-out/k8-fastbuild/bin/_solib_k8/libx_Zy.so",

@@ -317,3 +317,15 @@ def test_a_library_a_dep_s_linkopts_put_on_the_link_keeps_the_edge(graph: str) -
     assert "the cut also takes //lib:zwrap (it links -lz) out of //app:app_z's closure" in str(
         found["message"]
     )
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_an_unused_shared_library_whose_target_links_a_system_library_is_kept(
+    graph: str,
+) -> None:
+    """//app:dyn_z_test resolves nothing from _solib_k8/liblib_Slibzwrap.so, but its link's
+    -lz comes from //lib:zwrap's `linkopts`: SLIM004 said `unused`, removable of high
+    confidence, and the cut does not link (`undefined reference to 'zlibVersion'`)."""
+    (found,) = _verdicts(graph, "dyn_z_test", "SLIM004").values()
+    assert (found["dep"], found["verdict"], found["removable"]) == ("//lib:zwrap", "unused", False)
+    assert "the cut also takes //lib:zwrap (it links -lz)" in str(found["message"])

@@ -43,3 +43,37 @@ def test_truth_app_does_not_link_without_a(cmake: str, tmp_path: Path) -> None:
         "target_link_libraries(app PRIVATE a)",
         "undefined reference to `b_fn'",
     )
+
+
+def test_a_needed_library_whose_target_links_a_system_library_is_not_removable(
+    cmake: str, tmp_path: Path
+) -> None:
+    """`appm` resolves nothing from libzwrap.so, but the libm it calls `cos` from is on its
+    link line only through `zwrap`'s PUBLIC `m`: the edge was removable of high confidence."""
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:appm", "--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "appm.map"), "--binary", str(build / "appm")]
+    args += ["--binary", str(build / "libzwrap.so"), "--select", "SLIM004"]
+    (found,) = report(src, *args)
+    assert (found["target"], found["dep"], found["verdict"], found["removable"]) == (
+        "//:appm",
+        "//:zwrap",
+        "unused",
+        False,
+    ), found
+    message = str(found["message"])
+    assert (
+        "the cut also takes //:zwrap (it links m)" in message  # codemodel 2.9+
+        or "//:appm's link line names -lm by path or -l" in message  # before: the call's line
+    ), message
+
+
+def test_truth_appm_does_not_link_without_zwrap(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(appm PRIVATE zwrap)",
+        "undefined reference to `cos'",
+    )

@@ -1,0 +1,1 @@
+int zwrap_fn(void) { return 5; }
