@@ -48,7 +48,7 @@ _PROBE = re.compile(r'__has_include(_next)?\s*\(\s*([<"])([^>"]+)[>"]\s*\)')
 _BAZEL_GEN = re.compile(r"^(?:.*/)?bazel-out/[^/]+/(?:bin|genfiles)/")
 MAX_SCAN_FILES = 5000
 MAX_FILE_BYTES = 4 * 1024 * 1024
-#: Files of the workspace searched for a header the graph does not list (`_listed_as`).
+#: Entries of the workspace walked for a header the graph does not list (`_listed_as`).
 MAX_WALK_FILES = 200_000
 
 
@@ -387,7 +387,7 @@ class CompileIndex:
         if not by_base:  # a graph that lists no header (`ninja -t graph`): the workspace's
             walked = self._workspace_headers()
             if walked is None:
-                return [f"a header of the workspace (over {MAX_WALK_FILES} files: not searched)"]
+                return [f"a header of the workspace (over {MAX_WALK_FILES} entries: not searched)"]
             by_base = walked
         norm = posixpath.normpath(name)
         return [
@@ -398,7 +398,7 @@ class CompileIndex:
 
     def _workspace_headers(self) -> dict[str, list[str]] | None:
         """Basename -> the headers in the workspace (hidden directories and symbolic links
-        not followed), found once; None when it holds more than `MAX_WALK_FILES` files."""
+        not followed), found once; None past `MAX_WALK_FILES` entries (files and directories)."""
         if self._walked is not False:
             return self._walked
         assert self.workspace is not None
@@ -406,7 +406,7 @@ class CompileIndex:
         seen = 0
         for top, dirs, files in os.walk(self.workspace):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            seen += len(files)
+            seen += len(files) + len(dirs)
             if seen > MAX_WALK_FILES:
                 self._walked = None
                 return None

@@ -94,6 +94,9 @@ def test_a_graph_listing_no_header_has_the_workspace_searched(tmp_path: Path) ->
 def test_a_workspace_too_large_to_search_leaves_an_angled_include_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_compile_use, "MAX_WALK_FILES", 1)
+    """Directories count: a tree of empty directories is not walked without end."""
+    monkeypatch.setattr(_compile_use, "MAX_WALK_FILES", 20)
+    for k in range(30):
+        (tmp_path / "deep" / f"d{k}").mkdir(parents=True)
     (found,) = _scanned(tmp_path, "#include <stdio.h>").unresolved
-    assert "a header of the workspace (over 1 files: not searched)" in found
+    assert "a header of the workspace (over 20 entries: not searched)" in found
