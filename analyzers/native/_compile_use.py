@@ -164,6 +164,9 @@ class TargetCompile:
     how: str  # "depfile", "ninja -t deps", "static #include scan"
     headers: list[HeaderUse] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)  # includes a scan could not resolve
+    maybe: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    """Angled includes a scan did not resolve that may be project headers: (the include,
+    the headers it may be); unknown only for the edges that take one of those away."""
     sources: list[str] = field(default_factory=list)
     """The files compiled (workspace-relative where they can be)."""
 
@@ -375,9 +378,24 @@ class CompileIndex:
             hit = self._searches[t] = SearchPaths(list(dict.fromkeys(dirs)), bazel.names)
         return hit
 
-    def _listed_as(self, t: int, name: str) -> list[str]:
+    def _maybe(self, tc: TargetCompile, t: int, name: str, where: str) -> None:
+        """Record an unresolved angled include that may be a project header."""
+        listed = self._listed_as(t, name)
+        if listed is None:
+            tc.unresolved.append(
+                f"{where}, which may be a header of the workspace (over {MAX_WALK_FILES} "
+                "entries: not searched)"
+            )
+        elif listed:
+            why = (
+                f"{where}, which may be {listed[0]} through an include path the graph does not show"
+            )
+            tc.maybe.append((why, tuple(listed)))
+
+    def _listed_as(self, t: int, name: str) -> list[str] | None:
         """Headers of `t`'s code closure that an include of `name` may find through an
-        include path the graph does not show (a project header, not a system one)."""
+        include path the graph does not show (a project header, not a system one); None
+        when the workspace is too large to tell."""
         by_base = self._closure_headers.get(t)
         if by_base is None:
             by_base = self._closure_headers[t] = {}
@@ -387,7 +405,7 @@ class CompileIndex:
         if not by_base:  # a graph that lists no header (`ninja -t graph`): the workspace's
             walked = self._workspace_headers()
             if walked is None:
-                return [f"a header of the workspace (over {MAX_WALK_FILES} entries: not searched)"]
+                return None
             by_base = walked
         norm = posixpath.normpath(name)
         return [
@@ -447,11 +465,8 @@ class CompileIndex:
                 if found is None:
                     if kind == '"' and row_kind == kind:  # (a probe may find nothing)
                         tc.unresolved.append(f"{f}:{line}: {text.strip()}")
-                    elif kind == "<" and (listed := self._listed_as(t, name)):
-                        tc.unresolved.append(
-                            f"{f}:{line}: {text.strip()}, which may be {listed[0]} through an "
-                            "include path the graph does not show"
-                        )
+                    elif kind == "<":
+                        self._maybe(tc, t, name, f"{f}:{line}: {text.strip()}")
                     continue
                 tc.headers.append(
                     HeaderUse(found, f, Evidence(f, text.strip(), line, None, ANALYZER))

@@ -397,8 +397,9 @@ class _CompileUse:
                 continue
             hows.add(tc.how)
             _header_uses(ev, (a, n), u, tc, brought, use, instead)
-            if not tc.exact and tc.unresolved:
-                shown = "; ".join(tc.unresolved[:3])
+            unresolved = [*tc.unresolved, *_maybe_taken(cidx, tc, brought)]
+            if not tc.exact and unresolved:
+                shown = "; ".join(unresolved[:3])
                 use.unknown.append(f"{g.labels[u]} (static scan could not resolve {shown})")
         use.how = ", ".join(sorted(hows))
         return use
@@ -428,6 +429,17 @@ class _CompileUse:
             None,
             dataclasses.replace(details, header_uses=tuple(rows[:20])),
         )
+
+
+def _maybe_taken(cidx: CompileIndex, tc: TargetCompile, brought: set[int]) -> list[str]:
+    """The unresolved angled includes of `tc` that may be a header of what the cut takes
+    away (or of nobody known)."""
+    out = []
+    for why, headers in tc.maybe:
+        owners = [cidx.headers.providers(h) for h in headers]
+        if any(p is None or p.targets & brought for p in owners):
+            out.append(why)
+    return out
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,12 @@ def test_a_file_read_only_in_part_is_not_known_to_include_it_only_beside(
     assert _beside(tmp_path, '#include "utils.h"\n' + "int x;\n" * 6) is not None
 
 
+MAYBE_FOO = (
+    "app/main.c:1: #include <foo.h>, which may be lib/include/foo.h through an include path "
+    "the graph does not show"
+)
+
+
 def _scanned(ws: Path, include: str, *, listed: tuple[str, ...] = ()) -> TargetCompile:
     """The static scan of `app/main.c` (`include` its only line) in a graph whose one
     target lists `listed` besides it, with `lib/include/foo.h` in the workspace."""
@@ -75,20 +81,17 @@ def _scanned(ws: Path, include: str, *, listed: tuple[str, ...] = ()) -> TargetC
 
 def test_an_angled_include_a_listed_header_may_be_is_not_a_system_header(tmp_path: Path) -> None:
     tc = _scanned(tmp_path, "#include <foo.h>", listed=("//lib:include/foo.h",))
-    assert tc.unresolved == [
-        "app/main.c:1: #include <foo.h>, which may be lib/include/foo.h through an include "
-        "path the graph does not show"
-    ]
+    assert (tc.unresolved, tc.maybe) == ([], [(MAYBE_FOO, ("lib/include/foo.h",))])
 
 
 def test_a_graph_listing_no_header_has_the_workspace_searched(tmp_path: Path) -> None:
     """`ninja -t graph` lists the compiled sources only: `<foo.h>` may still be the
     workspace's, `<stdio.h>` (no such file in it) is a system header."""
-    assert _scanned(tmp_path / "a", "#include <foo.h>").unresolved == [
-        "app/main.c:1: #include <foo.h>, which may be lib/include/foo.h through an include "
-        "path the graph does not show"
+    assert _scanned(tmp_path / "a", "#include <foo.h>").maybe == [
+        (MAYBE_FOO, ("lib/include/foo.h",))
     ]
-    assert _scanned(tmp_path / "b", "#include <stdio.h>").unresolved == []
+    system = _scanned(tmp_path / "b", "#include <stdio.h>")
+    assert (system.unresolved, system.maybe) == ([], [])
 
 
 def test_a_workspace_too_large_to_search_leaves_an_angled_include_unknown(

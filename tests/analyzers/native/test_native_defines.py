@@ -261,7 +261,9 @@ def test_an_include_path_the_graph_does_not_show_leaves_the_compile_unknown(
 ) -> None:
     """An angled include that resolves nowhere is a system header only when no header of
     the binary's closure could be it: `<i.h>` with the `includes` directory unseen (an
-    export without it, a Buck2 `header_namespace`) may be `lib/inc/i.h`."""
+    export without it, a Buck2 `header_namespace`) may be `lib/inc/i.h`, so the edge to
+    //lib:inc is unknown; the edge to //lib:plain, which lists no such header, stays
+    removable (its cut builds and runs)."""
     loaded = importlib.import_module("slim_analyzers.native._compile_use")  # (the plugin's)
     monkeypatch.setattr(loaded, "search_paths", lambda _g, _t: SearchPaths())
     libs = sorted((OUT / BIN / "lib").rglob("*.o"))
@@ -269,19 +271,21 @@ def test_an_include_path_the_graph_does_not_show_leaves_the_compile_unknown(
         graphs=(OUT / "cquery.jsonproto.json",),
         use_cache=False,
         evidence={
-            "linkmap": (OUT / "maps" / "app_inc.map",),
-            "binary": (OUT / BIN / "app" / "app_inc", *libs),
+            "linkmap": (OUT / "maps" / "app_incplain.map",),
+            "binary": (OUT / BIN / "app" / "app_incplain", *libs),
         },
         workspace=SRC,
         select=("SLIM002",),
     )
     s = Session(req, config=Config())
-    (f,) = s.report(s.select_roots(["//app:app_inc"])).findings
-    assert (f.dep, f.verdict, f.removable) == ("//lib:inc", "unreferenced", False)
+    found = {f.dep: f for f in s.report(s.select_roots(["//app:app_incplain"])).findings}
+    inc, plain = found["//lib:inc"], found["//lib:plain"]
+    assert (inc.verdict, inc.removable) == ("unreferenced", False)
     assert (
-        "app/inc_main.c:1: #include <i.h>, which may be lib/inc/i.h through an include path "
-        "the graph does not show" in f.message
+        "app/incplain_main.c:1: #include <i.h>, which may be lib/inc/i.h through an include "
+        "path the graph does not show" in inc.message
     )
+    assert (plain.verdict, plain.removable) == ("unreferenced", True)
 
 
 @pytest.mark.parametrize("graph", [*GRAPHS, "query.noflatten.pb"])

@@ -1,0 +1,2 @@
+#include <i.h>
+int main(void) { return INC_K == 8 ? 0 : 1; }
