@@ -191,7 +191,18 @@ class Define(msgspec.Struct):
     backtrace: int | None = None
 
 
+class LanguageStandard(msgspec.Struct):
+    """The standard a compile group gets (codemodel 2.2+), with where each requirement of
+    it comes from (a dep's `target_compile_features(... PUBLIC cxx_std_20)` traces to the
+    `target_link_libraries` line)."""
+
+    backtraces: list[int] = []
+    standard: str = ""
+
+
 class CompileGroup(msgspec.Struct, rename="camel"):
+    language: str = ""
+    language_standard: LanguageStandard | None = None
     includes: list[Include] = []
     defines: list[Define] = []
     compile_command_fragments: list[Fragment] = []
@@ -314,11 +325,28 @@ def _inherited_compile(t: Target) -> list[str]:
     for cg in t.compile_groups:
         given = [("define", d.define, d.backtrace) for d in cg.defines]
         given += [("option", f.fragment, f.backtrace) for f in cg.compile_command_fragments]
+        if cg.language_standard is not None and cg.language_standard.standard:
+            std = _standard(cg)
+            given += [("option", std, b) for b in cg.language_standard.backtraces]
         for what, value, backtrace in given:
             loc, command = _location(t, backtrace)
             if loc is not None and command in _LINK_COMMANDS and value:
                 out.append(f"{what}\t{value}\t{loc}")
     return out
+
+
+def _standard(cg: CompileGroup) -> str:
+    """The language standard of a compile group as its flag shows it (`-std=gnu++20 (the
+    CXX 20 standard)`)."""
+    assert cg.language_standard is not None
+    what = f"the {cg.language or 'language'} {cg.language_standard.standard} standard"
+    flags = [
+        w
+        for f in cg.compile_command_fragments
+        for w in f.fragment.split()
+        if w.startswith(("-std=", "/std:"))
+    ]
+    return f"{flags[-1]} ({what})" if flags else what
 
 
 def _quote_dir_off(t: Target) -> bool:

@@ -1,0 +1,1 @@
+int modern_fn() { return 1; }
