@@ -514,9 +514,18 @@ def _requirements_verdict(
     evidence: list[Evidence],
     details: LinkDetails,
 ) -> Verdict:
-    """Kept: the edge hands the dependant's compile definitions or options, so cutting it
-    changes what is compiled (or breaks it) although the link takes nothing. When the line
-    declares other deps too, the file API cannot tell which of them gives which."""
+    """Kept: the edge hands the dependant's compile definitions or options (or options of
+    its link), so cutting it changes what is compiled or linked (or breaks it) although the
+    link takes nothing from the dep. When the line declares other deps too, the file API
+    cannot tell which of them gives which."""
+    kinds = {kind for kind, _, _ in given}
+    steps = (
+        "link"
+        if kinds == {"link option"}
+        else "compile and link"
+        if "link option" in kinds
+        else "compile"
+    )
     shown = [f"-D{value}" if kind == "define" else value for kind, value, _ in given[:5]] + (
         [f"… {len(given) - 5} more"] if len(given) > 5 else []
     )
@@ -529,15 +538,16 @@ def _requirements_verdict(
     )
     msg = (
         f"{dep} contributes no code to {root}'s link, but {lib} -> {dep} gives {lib}'s "
-        f"compile {whose}: {', '.join(shown)} (the CMake file API traces them to {where}). "
-        "Cutting the edge changes that compile."
+        f"{steps} {whose}: {', '.join(shown)} (the CMake file API traces them to {where}). "
+        f"Cutting the edge changes that {steps}."
     )
     ev = [
         *evidence,
         *(
             Evidence(
                 "graph (CMake file API)",
-                f"{lib} compiles with {value} ({kind}) through {where}",
+                f"{lib} {'links' if kind == 'link option' else 'compiles'} with {value} "
+                f"({kind}) through {where}",
                 None,
                 None,
                 ANALYZER,

@@ -84,6 +84,9 @@ _LINK_KINDS = frozenset({EdgeKind.DEPS, EdgeKind.EXPORTS, EdgeKind.UNTYPED})
 #: Commands whose backtrace on a compile definition or option says it came over a link
 #: edge (a dep's usage requirements), declared on that line.
 _LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
+#: Link fragments that are options of the link, not libraries (`-L` dirs included: a
+#: dep's `target_link_directories(... INTERFACE ...)` is where another `-l` is found).
+_LINK_OPTION_ROLES = frozenset({"flags", "libraryPath", "frameworkPath"})
 _BYTE = re.compile(r"\(byte (\d+)\)")
 
 
@@ -318,10 +321,16 @@ def _in_project(file: str) -> bool:
 
 
 def _inherited_compile(t: Target) -> list[str]:
-    """`define|option<TAB>value<TAB>file:line` of each compile definition and option of
-    `t`'s compile groups that a `target_link_libraries` call brought (a dep's usage
-    requirements), with that call's line."""
+    """`define|option|link option<TAB>value<TAB>file:line` of each compile definition and
+    option of `t`'s compile groups, and each option of its link, that a
+    `target_link_libraries` call brought (a dep's usage requirements), with that call's
+    line."""
     out = []
+    for f in t.link.command_fragments if t.link is not None else ():
+        if f.role in _LINK_OPTION_ROLES and f.fragment.strip():
+            loc, command = _location(t, f.backtrace)
+            if loc is not None and command in _LINK_COMMANDS:
+                out.append(f"link option\t{f.fragment.strip()}\t{loc}")
     for cg in t.compile_groups:
         given = [("define", d.define, d.backtrace) for d in cg.defines]
         given += [("option", f.fragment, f.backtrace) for f in cg.compile_command_fragments]

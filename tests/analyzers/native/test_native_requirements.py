@@ -64,3 +64,60 @@ def test_truth_app_does_not_compile_without_l(cmake: str, tmp_path: Path) -> Non
         "target_link_libraries(app PRIVATE l)",
         "APP_MODE is not defined",
     )
+
+
+def test_an_edge_carrying_a_link_option_is_kept(cmake: str, tmp_path: Path) -> None:
+    """`target_link_options(lo INTERFACE -Wl,--defsym=app_answer=42)`: `app3` links nothing
+    of `lo`, but its link needs the symbol the option defines. The edge was removable of
+    high confidence; the file API traces the option to the `target_link_libraries` line."""
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app3"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "app3.map"), "--binary", str(build / "app3")]
+    args += ["--binary", str(build / "liblo.a"), "--select", "SLIM002"]
+    (found,) = report(src, *args)
+    assert (found["dep"], found["verdict"], found["removable"]) == (
+        "//:lo",
+        "usage-requirements",
+        False,
+    ), found
+    assert (
+        "gives //:app3's link //:lo's usage requirements: -Wl,--defsym=app_answer=42 (the CMake "
+        "file API traces them to CMakeLists.txt:" in str(found["message"])
+    )
+
+
+def test_truth_app3_does_not_link_without_lo(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(app3 PRIVATE lo)",
+        "undefined reference to `app_answer'",
+    )
+
+
+def test_an_edge_carrying_a_link_directory_is_kept(cmake: str, tmp_path: Path) -> None:
+    """`target_link_directories(ldep INTERFACE …/extdir)`: `app4` links nothing of `ldep`,
+    but the `-lext` it names itself is found only there."""
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app4"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "app4.map"), "--binary", str(build / "app4")]
+    args += ["--binary", str(build / "libldep.a"), "--select", "SLIM002"]
+    found = {f["dep"]: f for f in report(src, *args)}
+    ldep = found["//:ldep"]
+    assert (ldep["verdict"], ldep["removable"]) == ("usage-requirements", False), ldep
+    assert f"-L{build}/extdir" in str(ldep["message"])
+
+
+def test_truth_app4_does_not_link_without_ldep(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(app4 PRIVATE ldep)",
+        "cannot find -lext",
+    )

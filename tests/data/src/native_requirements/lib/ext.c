@@ -1,0 +1,1 @@
+int ext_fn(void) { return 3; }

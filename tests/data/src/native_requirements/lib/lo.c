@@ -1,0 +1,1 @@
+int lo_fn(void) { return 1; }

@@ -1,0 +1,2 @@
+int ext_fn(void);
+int main(void) { return ext_fn() != 3; }
