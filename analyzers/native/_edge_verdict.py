@@ -498,6 +498,17 @@ def _requirements_over(g: BuildGraph, a: int, n: int) -> list[tuple[str, str, st
     return out
 
 
+def _shown(kind: str, value: str) -> str:
+    """A usage requirement as the message names it."""
+    if kind == "define":
+        return f"-D{value}"
+    return f"{value} (a source compiled into it)" if kind == "source" else value
+
+
+def _verb(kind: str) -> str:
+    return {"link option": "links with", "source": "compiles"}.get(kind, "compiles with")
+
+
 def _declared_along(g: BuildGraph, a: int, n: int) -> list[int]:
     """The other deps of `a` whose edges the same line declares as `a -> n`'s."""
     at = g.edge_locations.get((a, n))
@@ -526,7 +537,7 @@ def _requirements_verdict(
         if "link option" in kinds
         else "compile"
     )
-    shown = [f"-D{value}" if kind == "define" else value for kind, value, _ in given[:5]] + (
+    shown = [_shown(kind, value) for kind, value, _ in given[:5]] + (
         [f"… {len(given) - 5} more"] if len(given) > 5 else []
     )
     where = given[0][2]
@@ -546,8 +557,7 @@ def _requirements_verdict(
         *(
             Evidence(
                 "graph (CMake file API)",
-                f"{lib} {'links' if kind == 'link option' else 'compiles'} with {value} "
-                f"({kind}) through {where}",
+                f"{lib} {_verb(kind)} {value} ({kind}) through {where}",
                 None,
                 None,
                 ANALYZER,

@@ -181,6 +181,7 @@ class Source(msgspec.Struct, rename="camel"):
     path: str
     is_generated: bool = False
     compile_group_index: int | None = None
+    backtrace: int | None = None
 
 
 class Include(msgspec.Struct, rename="camel"):
@@ -321,11 +322,19 @@ def _in_project(file: str) -> bool:
 
 
 def _inherited_compile(t: Target) -> list[str]:
-    """`define|option|link option<TAB>value<TAB>file:line` of each compile definition and
-    option of `t`'s compile groups, and each option of its link, that a
-    `target_link_libraries` call brought (a dep's usage requirements), with that call's
-    line."""
+    """`define|option|link option|source<TAB>value<TAB>file:line` of each compile
+    definition and option of `t`'s compile groups, each option of its link and each of its
+    sources that a `target_link_libraries` call brought (a dep's usage requirements), with
+    that call's line."""
     out = []
+    for src in t.sources:
+        # a dep's INTERFACE source is compiled into `t`; the objects of an OBJECT library
+        # `t` links are sources without a compile group (charged to that library)
+        if src.compile_group_index is None:
+            continue
+        loc, command = _location(t, src.backtrace)
+        if loc is not None and command in _LINK_COMMANDS:
+            out.append(f"source\t{src.path}\t{loc}")
     for f in t.link.command_fragments if t.link is not None else ():
         if f.role in _LINK_OPTION_ROLES and f.fragment.strip():
             loc, command = _location(t, f.backtrace)

@@ -121,3 +121,32 @@ def test_truth_app4_does_not_link_without_ldep(cmake: str, tmp_path: Path) -> No
         "target_link_libraries(app4 PRIVATE ldep)",
         "cannot find -lext",
     )
+
+
+def test_an_edge_carrying_an_interface_source_is_kept(cmake: str, tmp_path: Path) -> None:
+    """`target_sources(isrc INTERFACE lib/shim.c)`: `app5` compiles shim.c as its own
+    source (its object is `app5`'s, so the map charges nothing to `isrc`) and calls it.
+    The edge was removable of high confidence."""
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app5"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "app5.map"), "--binary", str(build / "app5")]
+    args += ["--binary", str(build / "libisrc.a"), "--select", "SLIM002"]
+    (found,) = report(src, *args)
+    assert (found["dep"], found["verdict"], found["removable"]) == (
+        "//:isrc",
+        "usage-requirements",
+        False,
+    ), found
+    assert "lib/shim.c (a source compiled into it)" in str(found["message"])
+
+
+def test_truth_app5_does_not_link_without_isrc(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(app5 PRIVATE isrc)",
+        "undefined reference to `shim_fn'",
+    )

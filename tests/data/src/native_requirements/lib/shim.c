@@ -1,0 +1,1 @@
+int shim_fn(void) { return 7; }
