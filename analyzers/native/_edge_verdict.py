@@ -502,6 +502,8 @@ def _shown(kind: str, value: str) -> str:
     """A usage requirement as the message names it."""
     if kind == "define":
         return f"-D{value}"
+    if kind == "precompiled header":
+        return f"{value} (a precompiled header)"
     return f"{value} (a source compiled into it)" if kind == "source" else value
 
 

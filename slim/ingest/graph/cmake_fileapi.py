@@ -204,8 +204,14 @@ class LanguageStandard(msgspec.Struct):
     standard: str = ""
 
 
+class PrecompileHeader(msgspec.Struct):
+    header: str = ""
+    backtrace: int | None = None
+
+
 class CompileGroup(msgspec.Struct, rename="camel"):
     language: str = ""
+    precompile_headers: list[PrecompileHeader] = []
     language_standard: LanguageStandard | None = None
     includes: list[Include] = []
     defines: list[Define] = []
@@ -343,6 +349,7 @@ def _inherited_compile(t: Target) -> list[str]:
     for cg in t.compile_groups:
         given = [("define", d.define, d.backtrace) for d in cg.defines]
         given += [("option", f.fragment, f.backtrace) for f in cg.compile_command_fragments]
+        given += [("precompiled header", h.header, h.backtrace) for h in cg.precompile_headers]
         if cg.language_standard is not None and cg.language_standard.standard:
             std = _standard(cg)
             given += [("option", std, b) for b in cg.language_standard.backtraces]

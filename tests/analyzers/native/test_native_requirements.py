@@ -150,3 +150,33 @@ def test_truth_app5_does_not_link_without_isrc(cmake: str, tmp_path: Path) -> No
         "target_link_libraries(app5 PRIVATE isrc)",
         "undefined reference to `shim_fn'",
     )
+
+
+def test_an_edge_carrying_a_precompiled_header_is_kept(cmake: str, tmp_path: Path) -> None:
+    """`target_precompile_headers(pch PUBLIC lib/pch.h)`: `app6` includes nothing and uses
+    the header's macro. Its depfiles list only the source (the `.gch` is read in place of
+    the header, and the header's own compile is charged to `app6`), so the edge was
+    removable of high confidence; the file API traces the header to the link line."""
+    src, build, deps = built(cmake, SRC, tmp_path)
+    args = ["//:app6"]
+    args += ["--graph", str(build), "--compile", str(deps), "--workspace", str(src)]
+    args += ["--linkmap", str(build / "app6.map"), "--binary", str(build / "app6")]
+    args += ["--binary", str(build / "libpch.a"), "--select", "SLIM002"]
+    (found,) = report(src, *args)
+    assert (found["dep"], found["verdict"], found["removable"]) == (
+        "//:pch",
+        "usage-requirements",
+        False,
+    ), found
+    assert "lib/pch.h (a precompiled header)" in str(found["message"])
+
+
+def test_truth_app6_does_not_compile_without_pch(cmake: str, tmp_path: Path) -> None:
+    cut_breaks(
+        cmake,
+        SRC,
+        tmp_path,
+        "CMakeLists.txt",
+        "target_link_libraries(app6 PRIVATE pch)",
+        "PCH_K. undeclared",
+    )

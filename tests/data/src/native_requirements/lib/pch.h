@@ -1,0 +1,4 @@
+#ifndef PCH_H
+#define PCH_H
+#define PCH_K 7
+#endif
