@@ -63,6 +63,14 @@ class SearchPaths:
     """Include name -> workspace path, for the headers of deps with an include prefix."""
 
 
+def includes_dirs(label: str, includes: object) -> list[str]:
+    """A Bazel target's `includes` as workspace directories (relative to its package)."""
+    if not isinstance(includes, tuple):
+        return []
+    paths = (posixpath.normpath(posixpath.join(package_dir(label), str(d))) for d in includes)
+    return ["" if p == "." else p for p in paths]
+
+
 def listed_headers(g: BuildGraph, t: int) -> list[str]:
     """The headers target `t` lists (`srcs`, `hdrs`), as workspace paths."""
     tgt = g.target(t)
@@ -77,13 +85,7 @@ def search_paths(g: BuildGraph, t: int) -> SearchPaths:
     """The `SearchPaths` of `t`, read from the Bazel attributes of its code closure."""
     out = SearchPaths()
     for d in g.closure([t], CODE_KINDS).tolist():
-        attrs = g.target(d).attrs
-        label = g.labels[d]
-        inc = attrs.get("includes")
-        if isinstance(inc, tuple):
-            for rel in inc:
-                path = posixpath.normpath(posixpath.join(package_dir(label), str(rel)))
-                out.dirs.append("" if path == "." else path)
+        out.dirs.extend(includes_dirs(g.labels[d], g.target(d).attrs.get("includes")))
         for name, h in prefixed_names(g, d).items():
             out.names.setdefault(name, h)
     return SearchPaths(list(dict.fromkeys(out.dirs)), out.names)

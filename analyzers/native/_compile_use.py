@@ -30,8 +30,8 @@ from slim.model.ownership import Ownership, source_path
 from ._bazel_includes import (
     HEADER_SUFFIXES,
     SearchPaths,
+    includes_dirs,
     listed_headers,
-    package_dir,
     prefixed_names,
     search_paths,
     virtual_owner,
@@ -361,11 +361,7 @@ class CompileIndex:
                     r = self.rel(str(d)) if str(d).startswith("/") else str(d)
                     if r is not None:
                         dirs.append("" if r == "." else r)
-        bazel = tgt.attrs.get("includes")
-        if isinstance(bazel, tuple):
-            for d in bazel:
-                path = posixpath.normpath(posixpath.join(package_dir(tgt.label), str(d)))
-                dirs.append("" if path == "." else path)
+        dirs += includes_dirs(tgt.label, tgt.attrs.get("includes"))
         return list(dict.fromkeys(dirs))
 
     def _search(self, t: int) -> SearchPaths:

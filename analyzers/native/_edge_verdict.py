@@ -42,6 +42,7 @@ from ._link_view import (
     views_of,
 )
 from ._propagation import Propagation
+from ._unseen_libs import drops_unseen, external_calls
 
 #: Dependants of one edge scanned for #include at most (depfiles have no such limit).
 MAX_SCANNED_USERS = 200
@@ -62,6 +63,9 @@ class EdgeEvidence:
     compile: CompileIndex
     consumers: dict[int, Facts | None]
     propagation: Propagation
+    calls: list[tuple[str, str | None]] | None = None
+    """The root's libraries named by `-l` or path with the calls that put them there
+    (`external_calls`), read from the workspace on first use."""
 
     @staticmethod
     def load(ctx: AnalysisContext, own: Ownership, closure: set[int]) -> EdgeEvidence:
@@ -81,8 +85,17 @@ class EdgeEvidence:
 
     def edge_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
         """A link-unreferenced edge `a -> n`: kept when a compile reads `n`'s headers, not
-        removable without compile-time evidence, and for a library's edge removable only
-        when every binary linking `a` was checked and none uses `n`."""
+        removable without compile-time evidence, for a library's edge removable only when
+        every binary linking `a` was checked and none uses `n`, and kept when the cut takes
+        away a library's part of the link no map shows (`drops_unseen`)."""
+        verdict = self._compile_verdict(a, n, link)
+        if not verdict.removable:
+            return verdict
+        if self.calls is None:
+            self.calls = external_calls(self.ctx)
+        return drops_unseen(self.ctx, a, n, verdict, self.calls)
+
+    def _compile_verdict(self, a: int, n: int, link: Verdict) -> Verdict:
         ctx = self.ctx
         g = ctx.graph
         dep = g.labels[n]
@@ -532,13 +545,9 @@ def _requirements_verdict(
     link takes nothing from the dep. When the line declares other deps too, the file API
     cannot tell which of them gives which."""
     kinds = {kind for kind, _, _ in given}
-    steps = (
-        "link"
-        if kinds == {"link option"}
-        else "compile and link"
-        if "link option" in kinds
-        else "compile"
-    )
+    steps = "compile"
+    if "link option" in kinds:
+        steps = "link" if kinds == {"link option"} else "compile and link"
     shown = [_shown(kind, value) for kind, value, _ in given[:5]] + (
         [f"… {len(given) - 5} more"] if len(given) > 5 else []
     )

@@ -32,7 +32,7 @@ from ._link_view import (
     live,
     root_binaries,
 )
-from ._unseen_libs import drops_unseen, external_calls, opaque
+from ._unseen_libs import opaque
 from .rules import UNREFERENCED
 
 
@@ -186,7 +186,6 @@ def findings(
         weak_undef |= {strip_version(s) for s in e.weak_undefined if not s.startswith(RUNTIME_WEAK)}
     per_edge = EdgeEvidence.load(ctx, own, closure)
     strays = _strays(g, views, closure)
-    calls = external_calls(ctx)
     for t, edges in _unreferenced_libraries(ctx, views, closure):
         objs = objects.get(t.id, [])
         if not has_code(t):  # what it brings: their initializers and weak symbols count
@@ -201,8 +200,6 @@ def findings(
                     if dropped
                     else per_edge.edge_verdict(edge.target, t.id, link)
                 )
-                if verdict.removable:
-                    verdict = drops_unseen(ctx, edge.target, t.id, verdict, calls)
             yield on_edge(
                 UNREFERENCED,
                 g,

@@ -35,7 +35,6 @@ from ._link_view import (
     link_use,
     root_binaries,
 )
-from ._unseen_libs import drops_unseen, external_calls
 from .rules import UNUSED_SHARED
 from .slim002_unreferenced import payload
 
@@ -299,8 +298,6 @@ def _unused(
         )
         if verdict.removable and tgt is not None and via is not None:
             verdict = judge.edge_verdict(tgt, via, verdict)
-        if verdict.removable and tgt is not None and via is not None:
-            verdict = drops_unseen(ctx, tgt, via, verdict, external_calls(ctx))
         removable = verdict.removable
         yield Finding(
             code=UNUSED_SHARED.code,
