@@ -536,3 +536,50 @@ def test_a_python_child_process_blocks_dead(tmp_path: Path, how: str) -> None:
     assert (f.verdict, f.removable) == ("possibly-dead", False), f.message
     assert ("app/main.py", 3) in cited(f)
     assert not CHILD_PROCESS.cut_is_safe(ws, APP, (APP, "//tools:report"))
+
+
+#: `__import__` as the statement it stands for: `from . import helper` spelled with a
+#: level, and `from plugins import fast` spelled with a fromlist.
+DUNDER_IMPORTS = {
+    "level": Program(
+        files={
+            "app/__init__.py": "",
+            "app/main.py": "from app import run\n",
+            "app/run.py": "m = __import__('helper', globals(), None, ['K'], 1)\nprint(m.K)\n",
+            "app/helper.py": "K = 4\n",
+        },
+        targets={
+            APP: (["__init__.py", "main.py", "run.py"], ["//app:helper"]),
+            "//app:helper": (["helper.py"], []),
+        },
+        roots={APP: "app.main"},
+    ),
+    "fromlist": Program(
+        files={
+            "app/main.py": "p = __import__('plugins', fromlist=['fast'])\nprint(p.fast.K)\n",
+            "plugins/__init__.py": "",
+            "plugins/fast.py": "K = 5\n",
+        },
+        targets={
+            APP: (["main.py"], ["//plugins:init", "//plugins:fast"]),
+            "//plugins:init": (["__init__.py"], []),
+            "//plugins:fast": (["fast.py"], []),
+        },
+        roots={APP: "app.main"},
+    ),
+}
+
+
+@pytest.mark.parametrize("how", KINDS)
+@pytest.mark.parametrize("case", sorted(DUNDER_IMPORTS))
+def test_dunder_import_with_a_level_or_fromlist_is_a_use(
+    tmp_path: Path, case: str, how: str
+) -> None:
+    """From sources alone, both were `dead` (removable, medium): the level was ignored
+    (`helper` taken for a top-level module) and the fromlist's submodule not looked for;
+    either cut breaks the program."""
+    prog = DUNDER_IMPORTS[case]
+    dep = "//app:helper" if case == "level" else "//plugins:fast"
+    v = judge(prog, tmp_path / "ws", how)
+    assert (APP, dep) not in v or not v[(APP, dep)].removable
+    assert not prog.cut_is_safe(tmp_path / "ws", APP, (APP, dep))

@@ -263,6 +263,11 @@ class _Scanner:
         """A call that loads the module `arg` names: a literal is an import; anything else is
         a computed import (a `Loader` with the literal head of the name, if any)."""
         if arg is None:
+            if computed_blocks and _spread(n):  # `import_module(*args)`: any name
+                self.loaders.append(Loader(n.lineno, "computed", "", f"{via}(*...)"))
+            return
+        if via == "__import__" and not (isinstance(arg, ast.Name) and arg.id in self.loop_names()):
+            self._dunder_import(n, arg, lz, op, ty)
             return
         if _is_own_name(arg):
             return
@@ -285,6 +290,36 @@ class _Scanner:
             self.imports.append(StaticImport(mod, n.lineno, (), lz, op, ty, dynamic=True, via=via))
         elif computed_blocks:
             self.loaders.append(Loader(n.lineno, "computed", "", f"{via}({lit!r})"))
+
+    def _dunder_import(self, n: ast.Call, arg: ast.expr, lz: bool, op: bool, ty: bool) -> None:
+        """`__import__(name, globals, locals, fromlist, level)`: a `level` above 0 makes
+        `name` relative to the caller's package (as `from .. import` does), and each name
+        of `fromlist` may be a submodule (as in `from m import a`); a computed level,
+        name or fromlist may load any module under what is literal."""
+        level_node, from_node = _nth(n, 4, "level"), _nth(n, 3, "fromlist")
+        level = 0 if level_node is None else _int_literal(level_node)
+        if level is None or level < 0:
+            self.loaders.append(Loader(n.lineno, "computed", "", "__import__(..., level=...)"))
+            return
+        if _is_own_name(arg):
+            lit: str | None = self.module if dotted(arg) == "__name__" else self.package
+        else:
+            lit = _literal(arg)
+        if lit is None:
+            head = (self.resolve(None, level) or "") + "." if level else _head(arg)
+            self.loaders.append(Loader(n.lineno, "computed", head.lstrip("."), "__import__(...)"))
+            return
+        mod = self.resolve(lit or None, level) if level else lit
+        if not mod or not all(p.isidentifier() for p in mod.split(".")):
+            self.loaders.append(Loader(n.lineno, "computed", "", f"__import__({lit!r})"))
+            return
+        names = _names(from_node)
+        if names is None:
+            self.loaders.append(Loader(n.lineno, "computed", f"{mod}.", "__import__(fromlist=...)"))
+            names = ()
+        self.imports.append(
+            StaticImport(mod, n.lineno, names, lz, op, ty, dynamic=True, via="__import__")
+        )
 
     def _test_names(self, n: ast.Call, via: str, lz: bool, op: bool, ty: bool) -> None:
         """`loadTestsFromName("a.b.C")` imports module `a.b`; a list of literal names each;
@@ -377,6 +412,40 @@ def _first(n: ast.Call, *names: str) -> ast.expr | None:
     if n.args and not isinstance(n.args[0], ast.Starred):
         return n.args[0]
     return _kw(n, *names)
+
+
+def _spread(n: ast.Call) -> bool:
+    """Whether arguments are spread in (`*args`, `**kwargs`): values the scan cannot see."""
+    return any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords)
+
+
+def _nth(n: ast.Call, index: int, keyword: str) -> ast.expr | None:
+    """The argument at position `index`, or the keyword; a `*args` before it hides it
+    (a computed value: `ast.Starred`)."""
+    for k, a in enumerate(n.args):
+        if isinstance(a, ast.Starred):
+            return a
+        if k == index:
+            return a
+    return _kw(n, keyword)
+
+
+def _int_literal(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _names(node: ast.expr | None) -> tuple[str, ...] | None:
+    """The literal names of a `fromlist` (empty when none), None when computed."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return ()
+    if not isinstance(node, ast.List | ast.Tuple):
+        return None
+    names = [_literal(e) for e in node.elts]
+    if any(x is None for x in names):
+        return None
+    return tuple(sorted({x for x in names if x and (x == "*" or x.isidentifier())}))
 
 
 def _is_own_name(node: ast.expr) -> bool:

@@ -394,3 +394,49 @@ def test_package_init_handing_lookups_away(code: bytes, lazy: bool) -> None:
     submodule (`p.`); one that only extends its path or names a logger does not."""
     res = scan_source(code, "p/__init__.py", "p", is_package=True)
     assert [(ld.kind, ld.prefix) for ld in res.loaders] == ([("computed", "p.")] if lazy else [])
+
+
+DUNDER = b"""\
+a = __import__('helper', globals(), None, ['K'], 1)
+b = __import__('', globals(), None, ['sibling'], 1)
+c = __import__('mod', level=2, fromlist=('x', 'y'))
+d = __import__('plugins', fromlist=['fast', '*'])
+e = __import__('absolute')
+f = __import__('pkg2', fromlist=names)
+g = __import__('pkg3', globals(), None, [], lvl)
+h = __import__(name, globals(), None, [], 1)
+i = __import__(*args)
+j = __import__(__name__, fromlist=['sub'])
+"""
+
+
+def test_dunder_import_level_and_fromlist() -> None:
+    """`__import__` imports as the statements it stands for do: relative to the
+    caller's package when `level` > 0, each literal `fromlist` name a candidate
+    submodule; a computed level, name or fromlist is a loader."""
+    res = scan_source(DUNDER, "x.py", "pkg.inner.mod")
+    by_line = {i.line: (i.module, i.names) for i in res.imports}
+    assert by_line[1] == ("pkg.inner.helper", ("K",))
+    assert by_line[2] == ("pkg.inner", ("sibling",))
+    assert by_line[3] == ("pkg.mod", ("x", "y"))
+    assert by_line[4] == ("plugins", ("*", "fast"))
+    assert by_line[5] == ("absolute", ())
+    assert by_line[6] == ("pkg2", ())
+    assert by_line[10] == ("pkg.inner.mod", ("sub",))
+    assert not {7, 8, 9} & set(by_line)
+    loaders = {ld.line: ld.prefix for ld in res.loaders if ld.kind == "computed"}
+    assert loaders == {6: "pkg2.", 7: "", 8: "pkg.inner.", 9: ""}
+    assert next(i for i in res.imports if i.line == 1).candidates() == (
+        "pkg.inner.helper",
+        "pkg.inner.helper.K",
+    )
+
+
+def test_a_loading_call_with_spread_arguments_is_computed() -> None:
+    code = b"import importlib\nm = importlib.import_module(*spec)\n"
+    code += b"n = importlib.import_module(**kw)\n"
+    res = scan_source(code, "x.py", "pkg.mod")
+    assert [(ld.line, ld.kind, ld.prefix) for ld in res.loaders] == [
+        (2, "computed", ""),
+        (3, "computed", ""),
+    ]
