@@ -40,6 +40,7 @@ from ._loaders import (
     scan_loaded_third_party,
 )
 from ._ownership import MAX_LISTED, Owned, OwnershipReader, short
+from ._script_dir import add_script_names, script_dir
 from ._thirdparty import is_third_party, python_targets
 from ._traces import own_traces, startup, stdlib_only
 from .rules import NAME
@@ -137,6 +138,9 @@ class ImportView:
         self.py = python_targets(self.g, self.closure, ctx.options.module_map)
         self.reader = OwnershipReader(self.g, self.ws, ctx.options)
         self.owned: dict[int, Owned] = {i: self.reader.of(i) for i in self.py}
+        where = script_dir(self.g, self.root)
+        if where:
+            add_script_names(self.owned.values(), where)
         self.index = ModuleIndex.build((i, o.modules) for i, o in self.owned.items())
         traces, self.foreign = own_traces(
             self.g, self.ws, self.index.owners, ctx.facts.of(ImportTrace)
@@ -155,6 +159,7 @@ class ImportView:
         self.by_module: dict[str, SourceImports] = {
             s.module: s for scans in self.scans.values() for s in scans if not s.error
         }
+        self._add_other_names()
         self._all_sites: list[tuple[str, LoaderSite]] = [
             (s.module, LoaderSite(t, s.path, ld))
             for t in sorted(self.scans)
@@ -310,6 +315,21 @@ class ImportView:
             bad = [s for s in scans if s.error]
             if bad and i not in self.static_ok:
                 self.static_ok[i] = f"{len(bad)} of {len(scans)} sources unreadable"
+
+    def _add_other_names(self) -> None:
+        """A source importable by several names (Bazel `imports`, a script's directory)
+        is read once, under its first; its other names find the same scan."""
+        others = {
+            src.path: src.modules[1:]
+            for o in self.owned.values()
+            for src in o.sources
+            if len(src.modules) > 1
+        }
+        if not others:
+            return
+        for s in [s for scans in self.scans.values() for s in scans if not s.error]:
+            for name in others.get(s.path, ()):
+                self.by_module.setdefault(name, s)
 
     def has_static(self, a: int) -> bool:
         return self.ws is not None and a in self.scans and a not in self.static_ok

@@ -14,16 +14,20 @@ from ._import_view import ImportView
 from .rules import COVERAGE, NAME
 
 
-def _packaged(view: ImportView) -> dict[str, int]:
-    """Every packaged module of the closure -> its bytes (0 when unknown)."""
+def _packaged(view: ImportView) -> tuple[dict[str, int], dict[str, tuple[str, ...]]]:
+    """Every packaged module of the closure -> its bytes (0 when unknown); and the other
+    names a module is imported by (Bazel `imports`, a script's directory)."""
     mods: dict[str, int] = {}
+    other: dict[str, tuple[str, ...]] = {}
     for o in view.owned.values():
         for s in o.sources:
             mods.setdefault(s.module, o.module_bytes.get(s.module, 0))
+            if len(s.modules) > 1:
+                other[s.module] = s.modules[1:]
         if not o.sources:
             for m in o.modules:
                 mods.setdefault(m, o.module_bytes.get(m, 0))
-    return mods
+    return mods, other
 
 
 def _skipped_edges(view: ImportView) -> tuple[int, int]:
@@ -40,9 +44,11 @@ def _skipped_edges(view: ImportView) -> tuple[int, int]:
 def finding(view: ImportView) -> Finding:
     """The coverage of the root's packaged Python by its traces (there is a trace)."""
     assert view.trace is not None
-    mods = _packaged(view)
+    mods, other = _packaged(view)
     names = view.trace.names()
-    touched = {m: s for m, s in mods.items() if m in names}
+    touched = {
+        m: s for m, s in mods.items() if m in names or any(n in names for n in other.get(m, ()))
+    }
     total_b = sum(mods.values())
     touched_b = sum(touched.values())
     share_m = round(100.0 * len(touched) / len(mods), 1) if mods else 0.0

@@ -59,6 +59,9 @@ class Program:
     generated: frozenset[str] = frozenset()
     #: root label -> command-line arguments of the run
     args: dict[str, list[str]] = field(default_factory=dict)
+    #: roots whose main file runs as a script (`python app/main.py`, as Bazel runs a
+    #: py_binary: its directory first on sys.path), not with `-m`
+    scripts: frozenset[str] = frozenset()
 
     # -- the build --------------------------------------------------------------------------
     def graph(self, cut: tuple[str, str] | None = None) -> BuildGraph:
@@ -181,7 +184,9 @@ class Program:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env["PYTHONPATH"] = os.pathsep.join(path)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        py = [sys.executable, "-S", "-m", self.roots[root], *self.args.get(root, ())]
+        main = self.roots[root]
+        how_run = [main.replace(".", "/") + ".py"] if root in self.scripts else ["-m", main]
+        py = [sys.executable, "-S", *how_run, *self.args.get(root, ())]
         trace: Path | None = None
         if how == "importtime":
             py.insert(2, "-Ximporttime")

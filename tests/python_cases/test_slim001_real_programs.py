@@ -382,3 +382,43 @@ def test_a_test_root_judges_its_testonly_deps(tmp_path: Path, how: str) -> None:
     assert ("//app:main_test", "//app:helpers") not in v
     mocks = v[("//app:main_test", "//app:mocks")]
     assert (mocks.verdict, mocks.removable) == ("dead", True)  # type: ignore[attr-defined]
+
+
+#: Bazel runs a py_binary's main file as a script: its directory is first on sys.path,
+#: so the modules beside it import by their bare names.
+SCRIPT_SIBLINGS = Program(
+    files={
+        "app/main.py": "import util\nfrom helpers import fmt\nprint(fmt.show(util.K))\n",
+        "app/util.py": "K = 1\n",
+        "app/helpers/__init__.py": "",
+        "app/helpers/fmt.py": "def show(k):\n    return f'k={k}'\n",
+        "other/__init__.py": "",
+    },
+    targets={
+        APP: (["main.py"], ["//app:util", "//app:helpers", "//other:other"]),
+        "//app:util": (["util.py"], []),
+        "//app:helpers": (["helpers/__init__.py", "helpers/fmt.py"], []),
+        "//other:other": (["__init__.py"], []),
+    },
+    roots={APP: "app.main"},
+    scripts=frozenset({APP}),
+)
+
+
+@pytest.mark.parametrize("how", [*TRACE_KINDS, "static"])
+def test_modules_beside_a_script_import_by_their_bare_names(tmp_path: Path, how: str) -> None:
+    """`import util` in app/main.py, run as a script, loads app/util.py. From sources
+    alone both deps were `dead` (removable, medium), and each cut breaks the program."""
+    ws = tmp_path / "ws"
+    SCRIPT_SIBLINGS.write(ws)
+    traces = {APP: [traced(SCRIPT_SIBLINGS, ws, APP, how)]} if how != "static" else {}
+    found = SCRIPT_SIBLINGS.judge(ws, traces, roots=[APP])
+    assert assert_removals_safe(SCRIPT_SIBLINGS, ws, found) >= 1  # //other:other
+    v = verdicts(found)
+    for dep in ("//app:util", "//app:helpers"):
+        assert (APP, dep) not in v, v[(APP, dep)].message
+        assert not SCRIPT_SIBLINGS.cut_is_safe(ws, APP, (APP, dep))
+    assert (v[(APP, "//other:other")].verdict, v[(APP, "//other:other")].removable) == (
+        "dead",
+        True,
+    )
