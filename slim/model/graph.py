@@ -57,6 +57,7 @@ __all__ = [
 
 AttrValue = str | int | bool | tuple[str, ...]
 _V = TypeVar("_V")
+_SRCS = frozenset({EdgeKind.SRCS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -1358,10 +1359,33 @@ class BuildGraph:
             label=self.labels[i],
             kind=self.kinds[i],
             location=self.locations.get(i),
-            srcs=self.srcs.get(i, ()),
+            srcs=self.files(i),
             tags=self.tags.get(i, ()),
             attrs=self.attrs.get(i, {}),
         )
+
+    def files(self, i: int) -> tuple[str, ...]:
+        """`i`'s `srcs` with each filegroup they name replaced by its files, as Bazel
+        hands them to the rule (`srcs = [":enc_sources"]`, `hdrs = [":public_headers"]`),
+        nested ones too; a label of anything else stays as it is."""
+        own = self.srcs.get(i, ())
+        if not any("." not in s.rpartition(":")[2] for s in own):  # files have a suffix
+            return own
+        out: list[str] = []
+        seen = {i}
+        todo = [(i, own)]
+        while todo:
+            t, srcs = todo.pop()
+            groups = {
+                self.labels[e.dep]: e.dep
+                for e in self.out_edges(t, _SRCS)
+                if self.kinds[e.dep] == "filegroup"
+            }
+            out.extend(x for x in srcs if x not in groups)
+            fresh = [g for g in groups.values() if g not in seen]
+            seen.update(fresh)
+            todo.extend((g, self.srcs.get(g, ())) for g in reversed(fresh))
+        return tuple(dict.fromkeys(out))
 
     def described(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of `ids` are real targets (a rule kind or sources), not bare labels that

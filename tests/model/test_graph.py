@@ -71,6 +71,23 @@ def test_files_fold_into_owner() -> None:
     assert gen == 1
 
 
+def test_a_target_s_files_are_its_filegroups_files() -> None:
+    """`srcs = [":srcs_fg"]`: the rule's files are the filegroup's, nested ones too; a
+    label of another kind (a genrule) stays, and a filegroup cycle ends."""
+    b = GraphBuilder()
+    lib = b.add_target("//a:lib", "cc_library", srcs=["//a:own.c", "//a:srcs_fg", "//a:gen"])
+    fg = b.add_target("//a:srcs_fg", "filegroup", srcs=["//a:x.c", "//a:inner"])
+    inner = b.add_target("//a:inner", "filegroup", srcs=["//a:y.h", "//a:srcs_fg"])
+    gen = b.add_target("//a:gen", "genrule")
+    for target, dep in ((lib, fg), (lib, gen), (fg, inner), (inner, fg)):
+        b.add_edge(target, dep, EdgeKind.SRCS)
+    g = b.build()
+    assert g.files(g.ids["//a:lib"]) == ("//a:own.c", "//a:gen", "//a:x.c", "//a:y.h")
+    assert g.target(g.ids["//a:lib"]).srcs == g.files(g.ids["//a:lib"])
+    assert g.files(g.ids["//a:inner"]) == ("//a:y.h", "//a:x.c")
+    assert g.srcs[g.ids["//a:lib"]] == ("//a:own.c", "//a:srcs_fg", "//a:gen")
+
+
 def test_duplicate_edges_collapse_but_kinds_stay() -> None:
     b = GraphBuilder()
     x, y = b.add_target("//x", "r"), b.add_target("//y", "r")

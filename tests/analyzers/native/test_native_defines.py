@@ -256,6 +256,41 @@ def test_deps_whose_headers_nothing_includes_stay_removable(depfiles: bool) -> N
     }
 
 
+@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("depfiles", [True, False])
+def test_a_library_whose_files_come_in_filegroups_is_judged(graph: str, depfiles: bool) -> None:
+    """`//lib:fgl` lists its source and its header through filegroups (a nested one for
+    the header, under `strip_include_prefix`). Read as a library without code, its edges
+    were skipped without a word: `app_fg`, which uses nothing of it, got no finding. Its
+    files are the filegroups' now: `app_fg`'s edge is removable, `app_fgh`'s (the
+    header's macro) is kept."""
+    dead = _verdicts(graph, "app_fg", depfiles=depfiles)
+    assert {k: (f["verdict"], f["removable"]) for k, f in dead.items()} == {
+        ("//app:app_fg", "//lib:fgl"): ("unreferenced", True)
+    }
+    (kept,) = _verdicts(graph, "app_fgh", depfiles=depfiles).values()
+    assert (kept["dep"], kept["verdict"], kept["removable"]) == (
+        "//lib:fgl",
+        "header-only-use",
+        False,
+    )
+    assert "app/fgh_main.c includes lib/fgl/include/fgl/fg.h" in str(kept["message"])
+
+
+def test_truth_of_the_filegroup_library_s_edges(tmp_path: Path) -> None:
+    """`app_fg` links without `//lib:fgl`; `app_fgh` does not compile without its header
+    (Bazel 4.2.3: `fatal error: fgl/fg.h: No such file or directory`)."""
+    inc = f"-I{SRC / 'lib/fgl/include'}"
+    assert _compiles("app/fgh_main.c", tmp_path, inc).returncode == 0
+    cut = _compiles("app/fgh_main.c", tmp_path)
+    assert cut.returncode != 0
+    assert "fgl/fg.h: No such file or directory" in cut.stderr
+    exe = tmp_path / "app_fg"
+    link = ["gcc", str(SRC / "app/fg_main.c"), "-o", str(exe)]
+    assert subprocess.run(link, capture_output=True, check=False).returncode == 0
+    assert subprocess.run([str(exe)], check=False).returncode == 0
+
+
 def test_an_include_path_the_graph_does_not_show_leaves_the_compile_unknown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -303,6 +338,7 @@ def test_the_graph_keeps_each_library_s_include_paths(graph: str) -> None:
         "//lib:vinc": {"strip_include_prefix": "vinc/include"},
         "//lib:inc": {"includes": ("inc",)},
         "//lib:pfx": {"strip_include_prefix": "pfxdir", "include_prefix": "ext"},
+        "//lib:fgl": {"strip_include_prefix": "fgl/include"},
     }
 
 

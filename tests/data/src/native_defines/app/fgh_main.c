@@ -1,0 +1,2 @@
+#include <fgl/fg.h>
+int main(void) { return FGL_K - 11; }

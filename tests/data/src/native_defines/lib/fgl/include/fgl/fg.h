@@ -1,0 +1,1 @@
+#define FGL_K 11

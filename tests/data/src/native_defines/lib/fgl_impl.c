@@ -1,0 +1,1 @@
+int fgl_fn(void) { return 11; }
