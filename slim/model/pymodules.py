@@ -167,9 +167,10 @@ def _module_names(paths: Iterable[str]) -> tuple[list[str], bool]:
 
 
 def graph_sources(graph: BuildGraph, target: int) -> tuple[PySource, ...]:
-    """The importable files of a target: its `srcs`, and the extension modules (`.so`,
-    `.pyd`) its `data` ships (a pybind11 or Cython module built elsewhere)."""
-    srcs = graph.srcs.get(target, ())
+    """The importable files of a target: its `srcs` (through the filegroups they name),
+    and the extension modules (`.so`, `.pyd`) its `data` ships (a pybind11 or Cython
+    module built elsewhere)."""
+    srcs = graph.files(target)
     data = graph.data_files.get(target, ())
     if data:
         srcs = (*srcs, *(d for d in data if d.endswith((".so", ".pyd"))))
@@ -180,7 +181,7 @@ def shipped_files(graph: BuildGraph, target: int) -> list[str]:
     """Files a target ships that a program may open by path, as workspace paths: its
     `data` (a `.so` there too: an extension module, or a library `ctypes` loads) and its
     `srcs` that are no importable module."""
-    srcs = [s for s in graph.srcs.get(target, ()) if not s.endswith((".so", ".pyd"))]
+    srcs = [s for s in graph.files(target) if not s.endswith((".so", ".pyd"))]
     out = []
     for label in srcs:
         repo, pkg, name = split_label(label)

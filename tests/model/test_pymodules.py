@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from slim.model.graph import GraphBuilder
+from slim.model.graph import EdgeKind, GraphBuilder
 from slim.model.pymodules import (
     ModuleIndex,
     dist_candidates,
@@ -63,6 +63,21 @@ def test_bazel_imports_attr_adds_the_sys_path_name() -> None:
     assert dot.modules == ("x", "lib.x")
     (up,) = target_sources("//lib:lib", ["//lib:x.py"], {"imports": ("../..",)})
     assert up.modules == ("lib.x",)  # above the repository root: ignored
+
+
+def test_sources_a_filegroup_hands_over_are_the_target_s_modules() -> None:
+    """`py_library(srcs = [":files"])`: its modules are the filegroup's files (before,
+    it had none, and its edges were left unjudged as of unknown ownership)."""
+    b = GraphBuilder()
+    lib = b.add_target("//fgpy:fgpy", "py_library", srcs=["//fgpy:files"])
+    files = b.add_target("//fgpy:files", "filegroup", srcs=["//fgpy:__init__.py", "//fgpy:core.py"])
+    b.add_edge(lib, files, EdgeKind.SRCS)
+    g = b.build()
+    srcs = graph_sources(g, g.ids["//fgpy:fgpy"])
+    assert [(s.path, s.module, s.is_package) for s in srcs] == [
+        ("fgpy/__init__.py", "fgpy", True),
+        ("fgpy/core.py", "fgpy.core", False),
+    ]
 
 
 def test_buck2_base_module() -> None:
