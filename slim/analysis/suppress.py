@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from slim.analysis.conditional import BUILD_FILES, kept_in_select, select_of, unsure_without
 from slim.errors import ConfigError
 from slim.model.columns import group_by_path
 from slim.model.findings import Confidence, Finding, Suppression
@@ -131,7 +132,7 @@ class BuildFiles:
         self.workspace = workspace
 
     def lines(self, path: str) -> list[str] | None:
-        key = (str(self.workspace), path)
+        key = (str(self.workspace), path if os.path.isabs(path) else os.path.abspath(path))
         if key in _MISSING:
             return None
         real = resolve(path, self.workspace)
@@ -228,6 +229,27 @@ def _with_dep_line(f: Finding, found: tuple[str, int, str] | None) -> Finding:
     return dataclasses.replace(f, dep_location=Location(path, n), dep_line_alone=alone)
 
 
+def _unless_selected(graph: BuildGraph, files: BuildFiles, f: Finding) -> Finding:
+    """`f`, kept when its rule names the dep inside a `select()`, as the export (its
+    `selected_deps`) or the BUILD file says (see `conditional`)."""
+    if not f.removable:
+        return f
+    loc = f.location
+    t = graph.lookup(f.target)
+    chosen = graph.attrs.get(t, {}).get("selected_deps", ()) if t is not None else ()
+    lines = files.lines(loc.path) if loc is not None and loc.line is not None else None
+    at = None
+    if lines and loc is not None and loc.line is not None:
+        at = select_of(lines, _rule_span(lines, loc.line), _spellings(f.dep, f.target))
+    if at is not None and loc is not None:
+        return kept_in_select(f, f"{loc.path}:{at}")
+    if isinstance(chosen, tuple) and normalize_label(f.dep) in chosen:
+        return kept_in_select(f, f"the export's select() of {f.target}")
+    if lines is None and loc is not None and loc.path.rsplit("/", 1)[-1] in BUILD_FILES:
+        return unsure_without(f, loc.path)
+    return f
+
+
 def _stale(keep: Keep) -> Finding:
     edge = f"{keep.target} -> {keep.dep}" if keep.target else f"* -> {keep.dep}"
     return Finding(
@@ -305,7 +327,11 @@ def apply(
     """Split `findings` into reported and suppressed; list suppressions that match nothing."""
     files = BuildFiles(workspace)
     located = [
-        _with_dep_line(f, dep_line(files, f.location, f.target, f.dep)) if f.dep else f
+        _unless_selected(
+            graph, files, _with_dep_line(f, dep_line(files, f.location, f.target, f.dep))
+        )
+        if f.dep
+        else f
         for f in findings
     ]
     in_files = comment_keeps(graph, graph.closure(roots).tolist(), files) if roots else []

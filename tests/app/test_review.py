@@ -115,8 +115,12 @@ def tagged_registry(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("tagged_registry")
-def test_cli_review_markdown_and_fail_on(tmp_path: Path) -> None:
+def test_cli_review_markdown_and_fail_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     b, h = _write(tmp_path)
+    for pkg in ("app", "lib", "gpu"):  # the rules' files, read for select()s: there are none
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "BUILD").write_text("# the rules of the generated export\n")
+    monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     args = ["review", "//app:server", "--base-graph", str(b), "--head-graph", str(h)]
     res = runner.invoke(cli, [*args, "--config", str(tmp_path / "none.toml")])

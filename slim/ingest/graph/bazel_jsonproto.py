@@ -275,6 +275,30 @@ class _RuleParts:
         if kind is not None:
             self.edge(_attr_labels(a), kind)
 
+    def _selected(self, a: Attribute) -> None:
+        """Record the labels only some branches of the attribute's `select()` name (an
+        export that keeps selects: `--proto:flatten_selects=false`) in `selected_deps`."""
+        sel = a.selector_list
+        if sel is None or sel.type not in LABEL_TYPES:
+            return
+        some: set[str] = set()
+        every: set[str] = set()
+        for el in sel.elements:
+            branches = [
+                {*e.string_list_value, *([e.string_value] if e.string_value else [])}
+                for e in el.entries
+            ]
+            if not branches:
+                continue
+            common = set.intersection(*branches)
+            every |= common
+            some |= set.union(*branches) - common
+        chosen = {normalize_label(x, self.pkg) for x in some - every}
+        if chosen:
+            known = self.attrs.get("selected_deps", ())
+            chosen.update(known if isinstance(known, tuple) else ())
+            self.attrs["selected_deps"] = tuple(sorted(chosen))
+
     def valued(self, a: Attribute) -> None:
         """An attribute with a scalar, selector or dict value."""
         typ = a.type
@@ -285,6 +309,7 @@ class _RuleParts:
             kind = _kind(a.name)
             if kind is not None:
                 self.edge(_attr_labels(a), kind)
+                self._selected(a)
         elif a.name in KEPT_BOOLEANS and typ == "BOOLEAN":
             if _truth(a):
                 self.attrs[a.name] = True

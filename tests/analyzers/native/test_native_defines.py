@@ -24,6 +24,7 @@ their dependants: their dependants' depfiles say what the headers include.
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -289,6 +290,59 @@ def test_truth_of_the_filegroup_library_s_edges(tmp_path: Path) -> None:
     link = ["gcc", str(SRC / "app/fg_main.c"), "-o", str(exe)]
     assert subprocess.run(link, capture_output=True, check=False).returncode == 0
     assert subprocess.run([str(exe)], check=False).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("graph", "scan", "removable", "why"),
+    [
+        ("query.pb", True, False, "is named in a select() (app/BUILD:"),
+        ("query.noflatten.pb", False, False, "(the export's select() of //app:app_seldep)"),
+        ("query.pb", False, True, "Not certain without app/BUILD (pass --workspace)"),
+    ],
+)
+def test_a_dep_named_in_a_select_is_judged_for_every_configuration(
+    graph: str, scan: bool, removable: bool, why: str
+) -> None:
+    """`deps = select({"//lib:opt": ["//lib:optlib"], ...})`: a `bazel query` export
+    flattens it into a plain edge, the fastbuild map shows nothing of `optlib`, and the
+    edge was removable of high confidence; the `-c opt` build of the cut does not link.
+    The BUILD file (or an export keeping selects) shows the select(); without either the
+    cut is at most medium, naming the file."""
+    (found,) = _verdicts(graph, "app_seldep", scan=scan).values()
+    assert (found["dep"], found["removable"], found["confidence"]) == (
+        "//lib:optlib",
+        removable,
+        "medium",
+    )
+    assert why in str(found["message"])
+
+
+def test_a_configured_graph_has_no_edge_its_configuration_does_not_take() -> None:
+    assert _verdicts("cquery.jsonproto.json", "app_seldep") == {}
+    attrs = {
+        graph: load_graph([OUT / graph]).attrs
+        for graph in ("query.pb", "query.noflatten.pb", "cquery.jsonproto.json")
+    }
+    seldep = {graph: load_graph([OUT / graph]).lookup("//app:app_seldep") for graph in attrs}
+    chosen = {g: attrs[g].get(seldep[g] or 0, {}).get("selected_deps") for g in attrs}
+    assert chosen == {
+        "query.pb": None,
+        "query.noflatten.pb": ("//lib:optlib",),
+        "cquery.jsonproto.json": None,
+    }
+
+
+def test_truth_the_optimized_build_of_the_select_cut_does_not_link(tmp_path: Path) -> None:
+    exe = str(tmp_path / "app")
+    main, lib = str(SRC / "app/seldep.c"), str(SRC / "lib/optlib.c")
+    with_dep = subprocess.run(["gcc", "-DUSE_OPT", main, lib, "-o", exe], check=False)
+    assert with_dep.returncode == 0
+    assert subprocess.run([exe], check=False).returncode == 0
+    cut = subprocess.run(
+        ["gcc", "-DUSE_OPT", main, "-o", exe], capture_output=True, text=True, check=False
+    )
+    assert cut.returncode != 0
+    assert re.search(r"undefined reference to .optlib_fn", cut.stderr), cut.stderr
 
 
 def test_an_include_path_the_graph_does_not_show_leaves_the_compile_unknown(

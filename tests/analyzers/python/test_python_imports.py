@@ -113,6 +113,24 @@ def _lib(b: GraphBuilder, label: str, srcs: list[str], **attrs: object) -> int:
     )
 
 
+#: The rule the edges' locations point at (line 10 names the deps; no select()).
+SERVER_BUILD = """\
+py_binary(
+    name = "server",
+    srcs = ["server.py"],
+    data = ["//py/data:files"],
+    # the libraries below, none in a select()
+    deps = [
+        "//py/fwd",
+        "//py/reexport",
+        "//py/broken",
+        "//py/used", "//py/unused_lib", "//py/lazy_lib", "//py/optional_lib",
+        "//py/plugins", "//py/typed_lib", "//py/ns:a", "//py/ns:b",
+    ],
+)
+"""
+
+
 @pytest.fixture
 def setup(tmp_path: Path) -> Setup:
     ws = tmp_path / "ws"
@@ -120,6 +138,7 @@ def setup(tmp_path: Path) -> Setup:
         p = ws / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
+    (ws / "py" / "apps" / "BUILD").write_text(SERVER_BUILD)
     site = ws / "site-packages"
     shutil.copytree(
         DATA / "python" / "dist-info" / "slim_demo_dist-0.1.0.dist-info",

@@ -125,6 +125,10 @@ def _write_sources(ws: Path) -> None:
     (ws / "app" / "__init__.py").write_text("")
     (ws / "app" / "main.py").write_text(MAIN)
     (ws / "app" / "other.py").write_text(OTHER)
+    # the rules' file (the graph is built in `_graph`): no dep of them is in a select()
+    (ws / "app" / "BUILD").write_text(
+        'py_binary(\n    name = "main",\n    srcs = ["main.py"],\n)\n'
+    )
 
 
 @pytest.fixture(scope="module")

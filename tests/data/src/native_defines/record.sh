@@ -25,7 +25,7 @@ pkgdir() { dpkg -L "$1" 2>/dev/null | grep -E "$2" | head -1 || true; }
 BZ() { ( cd "$WS" && HOME=$WORK/home bazel --output_user_root="$WORK/root" "$@" ); }
 BZ clean 2>/dev/null  # a map is written only when the link runs again
 U='deps(//app:all)'
-APPS="app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2 app_vinc app_inc app_pfx app_nouse app_forced app_z dyn_z_test app_incplain app_fg app_fgh"
+APPS="app app_via app_sel app_free dyn_test dyn_plain_test app_hdr app_hdr2 app_vinc app_inc app_pfx app_nouse app_forced app_z dyn_z_test app_incplain app_fg app_fgh app_seldep"
 BZ cquery "$U" --noimplicit_deps --relative_locations --output=jsonproto 2>/dev/null \
   > "$OUT/cquery.jsonproto.json"
 BZ query "$U" --noimplicit_deps --relative_locations --order_output=full --output=proto \

@@ -1,0 +1,82 @@
+"""Edges a BUILD file declares inside a `select()`: which branch applies is chosen by the
+configuration, and the evidence (a map, depfiles, traces) is of one build. Removing the
+dep (buildozer's `remove deps`) edits every branch naming it, so a cut proven in one
+configuration may break another's; such a finding is kept, naming the `select()`."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Sequence
+
+from slim.model.findings import Confidence, Finding
+
+_TOKEN = re.compile(
+    r'(?P<str>"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')'
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<open>(?P<name>[A-Za-z_][\w.]*)?\s*\()"
+    r"|(?P<close>\))"
+)
+#: Calls whose arguments the configuration chooses between (Bazel, Buck2).
+SELECTS = frozenset({"select", "selects.with_or"})
+
+
+def strings_in_selects(lines: Sequence[str], span: range) -> Iterator[tuple[str, int, int | None]]:
+    """(value, line, line of the innermost enclosing `select(` or None) of each string
+    literal in the 1-based lines `span` of a BUILD file."""
+    first = span.start
+    text = "\n".join(lines[first - 1 : span.stop - 1])
+    stack: list[tuple[str, int]] = []
+    line = first
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        if m.group("str") is not None:
+            inside = next((at for name, at in reversed(stack) if name in SELECTS), None)
+            yield m.group("str").strip("\"'"), line, inside
+        elif m.group("open") is not None:
+            stack.append((m.group("name") or "", line))
+        elif m.group("close") is not None and stack:
+            stack.pop()
+
+
+def select_of(lines: Sequence[str], span: range, spellings: set[str]) -> int | None:
+    """The line of a `select(` naming one of `spellings` in `span`, None if none does."""
+    return next(
+        (at for value, _, at in strings_in_selects(lines, span) if at and value in spellings),
+        None,
+    )
+
+
+def kept_in_select(f: Finding, where: str) -> Finding:
+    """`f`, no longer removable: its dep is named in the `select()` at `where`."""
+    why = (
+        f"{f.dep} is named in a select() ({where}): the evidence is of one "
+        "configuration, and removing the dep edits every branch that names it; cut it "
+        "by hand in the branch the evidence covers"
+    )
+    return dataclasses.replace(
+        f,
+        removable=False,
+        confidence=min(f.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+        message=f"{f.message} Not removable: {why}.",
+        kept_because=why,
+    )
+
+
+#: The files a Bazel or Buck2 rule is declared in (a select() can only be read there).
+BUILD_FILES = frozenset({"BUILD", "BUILD.bazel", "BUCK", "TARGETS", "TARGETS.v2"})
+
+
+def unsure_without(f: Finding, path: str) -> Finding:
+    """`f` at most medium: its rule's BUILD file `path` could not be read, and a select()
+    there may name the dep for other configurations."""
+    return dataclasses.replace(
+        f,
+        confidence=min(f.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+        message=(
+            f"{f.message} Not certain without {path} (pass --workspace): a select() there "
+            "may name the dep for other configurations."
+        ),
+    )

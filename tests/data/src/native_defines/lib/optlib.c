@@ -1,0 +1,1 @@
+int optlib_fn(void) { return 2; }
