@@ -51,11 +51,25 @@ def select_of(lines: Sequence[str], span: range, spellings: set[str]) -> int | N
 
 def kept_in_select(f: Finding, where: str) -> Finding:
     """`f`, no longer removable: its dep is named in the `select()` at `where`."""
-    why = (
+    return _kept(
+        f,
         f"{f.dep} is named in a select() ({where}): the evidence is of one "
         "configuration, and removing the dep edits every branch that names it; cut it "
-        "by hand in the branch the evidence covers"
+        "by hand in the branch the evidence covers",
     )
+
+
+def kept_in_configurations(f: Finding, configurations: str) -> Finding:
+    """`f`, no longer removable: the export has the edge in `configurations` only (a
+    multi-config CMake reply: `$<$<CONFIG:Debug>:dbglib>`)."""
+    return _kept(
+        f,
+        f"{f.target} links {f.dep} only in the export's configurations {configurations}, "
+        "and the evidence is of one build: check that the cut holds in each of them",
+    )
+
+
+def _kept(f: Finding, why: str) -> Finding:
     return dataclasses.replace(
         f,
         removable=False,

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from slim.analysis.conditional import BUILD_FILES, kept_in_select, select_of, unsure_without
+from slim.analysis.conditional import (
+    BUILD_FILES,
+    kept_in_configurations,
+    kept_in_select,
+    select_of,
+    unsure_without,
+)
 from slim.errors import ConfigError
 from slim.model.columns import group_by_path
 from slim.model.findings import Confidence, Finding, Suppression
@@ -245,6 +251,14 @@ def _unless_selected(graph: BuildGraph, files: BuildFiles, f: Finding) -> Findin
         return kept_in_select(f, f"{loc.path}:{at}")
     if isinstance(chosen, tuple) and normalize_label(f.dep) in chosen:
         return kept_in_select(f, f"the export's select() of {f.target}")
+    confs = graph.attrs.get(t, {}).get("config_deps", ()) if t is not None else ()
+    only = (
+        next((x for x in confs if x.split("\t")[0] == f.dep), None)
+        if isinstance(confs, tuple)
+        else None
+    )
+    if only is not None:
+        return kept_in_configurations(f, only.split("\t")[1])
     if lines is None and loc is not None and loc.path.rsplit("/", 1)[-1] in BUILD_FILES:
         return unsure_without(f, loc.path)
     return f

@@ -644,6 +644,9 @@ class _Builder:
             for a in t.artifacts:
                 b.add_artifact(posixpath.normpath(a.path), label)
             self.edges(t, edges, external, visibility, inferred)
+        partial = self.partial_deps(loaded)
+        if partial:
+            attrs["config_deps"] = partial
         i = b.add_target(label, kind, location=location, srcs=sorted(srcs), attrs=attrs)
         for ld in loaded:
             if ld.config:
@@ -673,6 +676,32 @@ class _Builder:
             if value:
                 b.set_attr(i, name, value)
         return i
+
+    def partial_deps(self, loaded: list[_Loaded]) -> tuple[str, ...]:
+        """`dep<TAB>configurations` of each dep the target links in some of the reply's
+        configurations only (`$<$<CONFIG:Debug>:dbglib>` in a multi-config build; the
+        others still list it among their build-order `dependencies`)."""
+        if len({ld.config for ld in loaded}) < 2:
+            return ()
+        by_conf: dict[str, set[str]] = {}
+        for ld in loaded:
+            t = ld.target
+            if t.link is not None:  # what this configuration's link line names
+                deps = set(self.linked(t, True, set()))
+            elif t.link_libraries is not None or t.interface_link_libraries is not None:
+                refs = [*(t.link_libraries or ()), *(t.interface_link_libraries or ())]
+                deps = {r.id for r in refs if r.id in self.labels}
+            else:
+                continue
+            by_conf.setdefault(ld.config, set()).update(deps)
+        if len(by_conf) < 2:
+            return ()
+        every = set.intersection(*by_conf.values())
+        out = []
+        for dep in sorted(set.union(*by_conf.values()) - every, key=self.labels.__getitem__):
+            confs = ",".join(sorted(c for c, deps in by_conf.items() if dep in deps))
+            out.append(f"{self.labels[dep]}\t{confs}")
+        return tuple(out)
 
     def edges(
         self,

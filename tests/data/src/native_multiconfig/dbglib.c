@@ -1,0 +1,1 @@
+int dbg_fn(void) { return 3; }
