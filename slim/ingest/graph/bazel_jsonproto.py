@@ -206,7 +206,9 @@ def attribute_matters(name: str, type_: str) -> bool:
     if name in SELECTED_LISTS:
         return True
     if type_ in LABEL_TYPES or type_ == "SELECTOR_LIST":
-        return edge_kind_for_attribute(name) is not None
+        return edge_kind_for_attribute(name) is not None or (
+            type_ == "LABEL" and name in KEPT_STRINGS
+        )
     return name in KEPT_STRING_LISTS or name in KEPT_BOOLEANS or name in KEPT_STRINGS
 
 
@@ -310,6 +312,8 @@ class _RuleParts:
             if kind is not None:
                 self.edge(_attr_labels(a), kind)
                 self._selected(a)
+            elif a.name in KEPT_STRINGS and typ == "LABEL" and a.string_value:
+                self.attrs[a.name] = a.string_value  # a py_binary's `main`
         elif a.name in KEPT_BOOLEANS and typ == "BOOLEAN":
             if _truth(a):
                 self.attrs[a.name] = True

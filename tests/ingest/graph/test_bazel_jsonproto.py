@@ -158,6 +158,28 @@ def test_select_condition_keys_are_not_edges(tmp_path: Path) -> None:
     g = load_graph([p])
     edges = sorted((g.labels[e.dep], e.kind) for e in g.out_edges(g.ids["//x:lib"]))
     assert edges == [("//x:a", EdgeKind.DEPS), ("//x:b", EdgeKind.DEPS), ("//x:d", EdgeKind.DATA)]
+    # each is named in one branch only: a dep of some configurations
+    assert g.attrs[g.ids["//x:lib"]]["selected_deps"] == ("//x:a", "//x:b")
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
+def test_a_py_binary_s_main_label_is_kept(tmp_path: Path, separators: tuple[str, str]) -> None:
+    """`main = "tool_main.py"` (a LABEL, no edge kind): where the script runs from."""
+    target = {
+        "type": "RULE",
+        "rule": {
+            "name": "//app:tool",
+            "ruleClass": "py_binary",
+            "attribute": [
+                {"name": "main", "type": "LABEL", "stringValue": "//app:tool_main.py"},
+                {"name": "srcs", "type": "LABEL_LIST", "stringListValue": ["//app:tool_main.py"]},
+            ],
+        },
+    }
+    p = _write(tmp_path, "main.ndjson", json.dumps(target, separators=separators) + "\n")
+    g = load_graph([p])
+    assert g.attrs[g.ids["//app:tool"]]["main"] == "//app:tool_main.py"
+    assert bazel_jsonproto.attribute_matters("main", "LABEL")  # the proto reader keeps it too
 
 
 @pytest.mark.parametrize(
