@@ -18,21 +18,28 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
 
 
-def build(cmake: str, src: Path, out: Path) -> None:
+def build(cmake: str, src: Path, out: Path, config: str | None = None) -> None:
     """Configure `src` into `out` (codemodel-v2 queried) and build it; AssertionError with
-    the tools' output when either fails."""
+    the tools' output when either fails. With `config`, the build is Ninja Multi-Config
+    and that configuration is built."""
     query = out / ".cmake" / "api" / "v1" / "query"
     query.mkdir(parents=True, exist_ok=True)
     (query / "codemodel-v2").touch()
-    r = run([cmake, "-S", str(src), "-B", str(out), "-G", "Ninja"], src)
+    generator = "Ninja" if config is None else "Ninja Multi-Config"
+    r = run([cmake, "-S", str(src), "-B", str(out), "-G", generator], src)
     assert r.returncode == 0, r.stdout + r.stderr
-    r = run(["ninja", "-C", str(out)], src)
+    r = run(["ninja", "-C", str(out), *ninja_file(config)], src)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def ninja_deps(out: Path, to: Path) -> Path:
+def ninja_file(config: str | None) -> list[str]:
+    """The arguments that pick a Ninja Multi-Config build's configuration."""
+    return [] if config is None else ["-f", f"build-{config}.ninja"]
+
+
+def ninja_deps(out: Path, to: Path, config: str | None = None) -> Path:
     """`ninja -t deps` of the build in `out`, written to `to`."""
-    to.write_text(run(["ninja", "-C", str(out), "-t", "deps"], out).stdout)
+    to.write_text(run(["ninja", "-C", str(out), *ninja_file(config), "-t", "deps"], out).stdout)
     return to
 
 

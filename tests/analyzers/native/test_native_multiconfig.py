@@ -15,30 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from ._cmake_project import report, run
+from ._cmake_project import build, ninja_deps, report
 
 SRC = Path(__file__).resolve().parents[2] / "data" / "src" / "native_multiconfig"
 LINE = "target_link_libraries(app PRIVATE $<$<CONFIG:Debug>:dbglib>)"
 
 
-def _built(cmake: str, src: Path, out: Path, config: str) -> None:
-    query = out / ".cmake" / "api" / "v1" / "query"
-    query.mkdir(parents=True, exist_ok=True)
-    (query / "codemodel-v2").touch()
-    r = run([cmake, "-S", str(src), "-B", str(out), "-G", "Ninja Multi-Config"], src)
-    assert r.returncode == 0, r.stdout + r.stderr
-    r = run(["ninja", "-C", str(out), "-f", f"build-{config}.ninja"], src)
-    assert r.returncode == 0, r.stdout + r.stderr
-
-
 def test_a_dep_linked_in_one_configuration_only_is_kept(cmake: str, tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "build"
     shutil.copytree(SRC, src)
-    _built(cmake, src, out, "Release")
-    deps = tmp_path / "deps.txt"
-    deps.write_text(
-        run(["ninja", "-C", str(out), "-f", "build-Release.ninja", "-t", "deps"], out).stdout
-    )
+    build(cmake, src, out, "Release")
+    deps = ninja_deps(out, tmp_path / "deps.txt", "Release")
     args = ["//:app", "--graph", str(out), "--compile", str(deps), "--workspace", str(src)]
     args += ["--linkmap", str(out / "app.map"), "--binary", str(out / "Release" / "app")]
     args += ["--select", "SLIM002"]
@@ -59,6 +46,6 @@ def test_truth_the_debug_build_of_the_cut_does_not_link(cmake: str, tmp_path: Pa
     text = (src / "CMakeLists.txt").read_text()
     assert LINE + "\n" in text
     (src / "CMakeLists.txt").write_text(text.replace(LINE + "\n", ""))
-    _built(cmake, src, tmp_path / "release", "Release")
+    build(cmake, src, tmp_path / "release", "Release")
     with pytest.raises(AssertionError, match=r"undefined reference to .dbg_fn"):
-        _built(cmake, src, tmp_path / "debug", "Debug")
+        build(cmake, src, tmp_path / "debug", "Debug")
