@@ -8,8 +8,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from slim.model.findings import Confidence, Finding
+from slim.model.labels import normalize_label
+
+if TYPE_CHECKING:
+    from slim.model.graph import BuildGraph
 
 _TOKEN = re.compile(
     r'(?P<str>"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')'
@@ -47,6 +52,23 @@ def select_of(lines: Sequence[str], span: range, spellings: set[str]) -> int | N
         (at for value, _, at in strings_in_selects(lines, span) if at and value in spellings),
         None,
     )
+
+
+def kept_by_export(graph: BuildGraph, f: Finding) -> Finding | None:
+    """`f` kept when the export says its edge is not in every configuration: a select()
+    it keeps (`selected_deps`), or a multi-config CMake reply's link lines (`config_deps`);
+    None when it says neither."""
+    t = graph.lookup(f.target)
+    attrs = graph.attrs.get(t, {}) if t is not None else {}
+    chosen = attrs.get("selected_deps", ())
+    if isinstance(chosen, tuple) and normalize_label(f.dep) in chosen:
+        return kept_in_select(f, f"the export's select() of {f.target}")
+    confs = attrs.get("config_deps", ())
+    for entry in confs if isinstance(confs, tuple) else ():
+        dep, _, names = entry.partition("\t")
+        if dep == f.dep:
+            return kept_in_configurations(f, names)
+    return None
 
 
 def kept_in_select(f: Finding, where: str) -> Finding:

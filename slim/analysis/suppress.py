@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from slim.analysis.conditional import (
     BUILD_FILES,
-    kept_in_configurations,
+    kept_by_export,
     kept_in_select,
     select_of,
     unsure_without,
@@ -236,29 +236,20 @@ def _with_dep_line(f: Finding, found: tuple[str, int, str] | None) -> Finding:
 
 
 def _unless_selected(graph: BuildGraph, files: BuildFiles, f: Finding) -> Finding:
-    """`f`, kept when its rule names the dep inside a `select()`, as the export (its
-    `selected_deps`) or the BUILD file says (see `conditional`)."""
+    """`f`, kept when its rule names the dep inside a `select()` (its BUILD file says so,
+    or the export) or links it in some configurations only; at most medium when a Bazel
+    or Buck2 rule's BUILD file cannot be read (see `conditional`)."""
     if not f.removable:
         return f
     loc = f.location
-    t = graph.lookup(f.target)
-    chosen = graph.attrs.get(t, {}).get("selected_deps", ()) if t is not None else ()
     lines = files.lines(loc.path) if loc is not None and loc.line is not None else None
-    at = None
     if lines and loc is not None and loc.line is not None:
         at = select_of(lines, _rule_span(lines, loc.line), _spellings(f.dep, f.target))
-    if at is not None and loc is not None:
-        return kept_in_select(f, f"{loc.path}:{at}")
-    if isinstance(chosen, tuple) and normalize_label(f.dep) in chosen:
-        return kept_in_select(f, f"the export's select() of {f.target}")
-    confs = graph.attrs.get(t, {}).get("config_deps", ()) if t is not None else ()
-    only = (
-        next((x for x in confs if x.split("\t")[0] == f.dep), None)
-        if isinstance(confs, tuple)
-        else None
-    )
-    if only is not None:
-        return kept_in_configurations(f, only.split("\t")[1])
+        if at is not None:
+            return kept_in_select(f, f"{loc.path}:{at}")
+    kept = kept_by_export(graph, f)
+    if kept is not None:
+        return kept
     if lines is None and loc is not None and loc.path.rsplit("/", 1)[-1] in BUILD_FILES:
         return unsure_without(f, loc.path)
     return f
