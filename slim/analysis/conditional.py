@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from slim.model.findings import Confidence, Finding
+from slim.model.findings import Finding
 from slim.model.labels import normalize_label
 
 if TYPE_CHECKING:
@@ -73,8 +73,7 @@ def kept_by_export(graph: BuildGraph, f: Finding) -> Finding | None:
 
 def kept_in_select(f: Finding, where: str) -> Finding:
     """`f`, no longer removable: its dep is named in the `select()` at `where`."""
-    return _kept(
-        f,
+    return f.kept(
         f"{f.dep} is named in a select() ({where}): the evidence is of one "
         "configuration, and removing the dep edits every branch that names it; cut it "
         "by hand in the branch the evidence covers",
@@ -84,20 +83,9 @@ def kept_in_select(f: Finding, where: str) -> Finding:
 def kept_in_configurations(f: Finding, configurations: str) -> Finding:
     """`f`, no longer removable: the export has the edge in `configurations` only (a
     multi-config CMake reply: `$<$<CONFIG:Debug>:dbglib>`)."""
-    return _kept(
-        f,
+    return f.kept(
         f"{f.target} links {f.dep} only in the export's configurations {configurations}, "
         "and the evidence is of one build: check that the cut holds in each of them",
-    )
-
-
-def _kept(f: Finding, why: str) -> Finding:
-    return dataclasses.replace(
-        f,
-        removable=False,
-        confidence=min(f.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-        message=f"{f.message} Not removable: {why}.",
-        kept_because=why,
     )
 
 
@@ -110,7 +98,7 @@ def unsure_without(f: Finding, path: str) -> Finding:
     there may name the dep for other configurations."""
     return dataclasses.replace(
         f,
-        confidence=min(f.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+        confidence=f.at_most_medium(),
         message=(
             f"{f.message} Not certain without {path} (pass --workspace): a select() there "
             "may name the dep for other configurations."

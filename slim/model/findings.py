@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
@@ -225,3 +225,17 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, str, str, str, str]:
         return (self.code, self.root, self.target, self.dep, self.message)
+
+    def at_most_medium(self) -> Confidence:
+        return min(self.confidence, Confidence.MEDIUM, key=lambda c: c.rank)
+
+    def kept(self, why: str) -> Finding:
+        """This finding no longer removable because of `why` (said in the message too),
+        at most of medium confidence: a step after the analyzer found what blocks the cut."""
+        return replace(
+            self,
+            removable=False,
+            confidence=self.at_most_medium(),
+            message=f"{self.message} Not removable: {why}.",
+            kept_because=why,
+        )

@@ -10,14 +10,13 @@ check is on the graph alone: anything more that leaves keeps the cut, used or no
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
 from slim.model.actions import Remove, Replace
-from slim.model.findings import Confidence, Finding
+from slim.model.findings import Finding
 from slim.model.graph import BUILD_KINDS, BuildGraph
 from slim.plan.prune import action_of
 
@@ -87,10 +86,4 @@ def _kept(
         f"alone the cut holds, but with {shown}{more} (proposed too) it also takes {took} "
         f"out of {f.root}'s closure: make one of the cuts, then run slim again"
     )
-    return dataclasses.replace(
-        f,
-        removable=False,
-        confidence=min(f.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-        message=f"{f.message} Not removable: {why}.",
-        kept_because=why,
-    )
+    return f.kept(why)
